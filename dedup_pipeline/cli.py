@@ -1,0 +1,185 @@
+"""The `dedup-pipeline` command: each command loads the configuration, calls one library
+function and turns library errors into a clean message and exit code at the edge."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import sys
+import time
+from typing import Any, Callable
+
+import click
+
+from . import __version__
+from .config import Config, ConfigError, load_config
+from .features import FeatureError
+from .source import SourceError
+
+EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+
+
+class CliError(click.ClickException):
+    """An error the user can fix; printed without a traceback."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_ERROR):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def with_config(command: Callable) -> Callable:
+    """Adds --config and passes the loaded Config as `config`; maps library errors."""
+
+    @click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                  help="TOML configuration (default: $DEDUP_CONFIG, else the built-in sample).")
+    @functools.wraps(command)
+    def wrapper(config_path: str | None, **kwargs: Any) -> Any:
+        try:
+            return command(config=load_config(config_path), **kwargs)
+        except ConfigError as e:
+            raise CliError(f"configuration: {e}", EXIT_CONFIG) from None
+        except (SourceError, FeatureError) as e:
+            raise CliError(str(e)) from None
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dedup-pipeline")
+def main() -> None:
+    """Find near-duplicate rows (re-submitted or shared complaints) in a relational table.
+
+    Exit codes: 0 success, 1 an error (database, input), 2 a configuration error.
+    """
+
+
+@main.command()
+@with_config
+@click.option("--processes", type=int, default=None, help="Worker processes (default: all cores).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True),
+              help="Also write every row's id and hex fingerprint to this CSV file.")
+def batch(config: Config, processes: int | None, out: str | None) -> None:
+    """集中处理: read the whole configured table and fingerprint every row.
+
+    Example: dedup-pipeline batch --out fingerprints.csv
+    """
+    from .batch import run_batch
+
+    from .source import SqlSource
+
+    total = SqlSource(config).count()
+    click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
+    with _progress(total, "fingerprinting") as advance:
+        result = run_batch(config, advance, processes)
+    if out:
+        with open(out, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow([config.source.id_column, "fingerprint"])
+            writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
+    seconds = sum(result.seconds.values())
+    click.echo(f"rows fingerprinted: {result.rows:,}")
+    click.echo(f"distinct fingerprints: {len(set(result.fingerprints.tolist())):,}")
+    click.echo(f"time: {seconds:.2f} s ({result.rows / max(seconds, 1e-9):,.0f} rows/s)")
+    if out:
+        click.echo(f"fingerprints written to {out}")
+
+
+@main.command()
+@with_config
+@click.argument("text", required=False)
+@click.option("--csv", "csv_path", type=click.Path(exists=True, dir_okay=False),
+              help="Fingerprint each row of this CSV file (header names the columns).")
+@click.option("--field", "field_name", help="The long field a TEXT argument fills "
+              "(default: the first long field of the configuration).")
+@click.option("--explain", is_flag=True, help="Also list the features and weights behind each fingerprint.")
+def fingerprint(config: Config, text: str | None, csv_path: str | None, field_name: str | None,
+                explain: bool) -> None:
+    """Print the hex SimHash fingerprint of a TEXT (argument or stdin) or of CSV rows.
+
+    Example: echo "小区物业乱收费，再次反映" | dedup-pipeline fingerprint --explain
+    """
+    from .simhash import fingerprint as fingerprint_row, to_hex
+
+    featurizer = config.featurizer()
+    for label, row in _input_rows(config, text, csv_path, field_name):
+        fp = to_hex(fingerprint_row(row, featurizer))
+        click.echo(f"{label}\t{fp}" if label is not None else fp)
+        if explain:
+            for field, feature, weight in featurizer.explain(row):
+                click.echo(f"  {weight:>8g}  {field}  {feature}")
+
+
+def _input_rows(config: Config, text: str | None, csv_path: str | None, field_name: str | None):
+    if csv_path:
+        with open(csv_path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f)
+            known = {fl.name for fl in config.fields}
+            if not known & set(reader.fieldnames or ()):
+                raise CliError(f"{csv_path}: its header ({', '.join(reader.fieldnames or ())}) names "
+                               f"none of the configured fields ({', '.join(sorted(known))})", EXIT_CONFIG)
+            for number, row in enumerate(reader, 1):
+                yield row.get(config.source.id_column, number), {k: v or None for k, v in row.items()}
+        return
+    if text is None:
+        if sys.stdin.isatty():
+            raise CliError("give a TEXT argument, pipe text on stdin, or use --csv FILE")
+        text = sys.stdin.read()
+    longs = [f.name for f in config.fields if f.role == "long"]
+    name = field_name or (longs[0] if longs else None)
+    if name is None or name not in {f.name for f in config.fields}:
+        raise CliError(f"--field {name!r} is not a configured field; fields: "
+                       f"{', '.join(f.name for f in config.fields)}", EXIT_CONFIG)
+    yield None, {name: text}
+
+
+@main.command("config")
+@with_config
+@click.option("--check", is_flag=True, help="Also connect to the source and check the table and columns.")
+def show_config(config: Config, check: bool) -> None:
+    """Print the effective configuration (file + environment), passwords masked.
+
+    Example: DEDUP_SQL_URL=mysql+pymysql://app:secret@db/petitions dedup-pipeline config --check
+    """
+    click.echo(json.dumps({"config_file": config.path, **config.masked()}, ensure_ascii=False, indent=2))
+    if check:
+        from .source import SqlSource
+
+        source = SqlSource(config)
+        click.echo(f"ok: table {config.source.table!r} has the id column and every field "
+                   f"({source.count():,} rows)", err=True)
+
+
+def _short_url(config: Config) -> str:
+    from .config import mask_url
+
+    return mask_url(config.source.url)
+
+
+class _progress:
+    """A progress bar on a terminal, plain log lines otherwise; yields `advance(n)`."""
+
+    def __init__(self, total: int, label: str):
+        self.total, self.label, self.done, self.last = total, label, 0, 0.0
+
+    def __enter__(self) -> Callable[[int], None]:
+        if sys.stderr.isatty():
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=False)
+            self.bar.start()
+            task = self.bar.add_task(self.label, total=self.total)
+            return lambda n: self.bar.advance(task, n)
+        self.bar = None
+        return self._log
+
+    def _log(self, n: int) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.last > 5 or self.done >= self.total:
+            self.last = now
+            click.echo(f"{self.label}: {self.done:,}/{self.total:,} rows", err=True)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()

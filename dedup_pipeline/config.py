@@ -1,0 +1,246 @@
+"""Settings: one validated object, loaded from TOML, with URLs and secrets from the
+environment, passed down to everything that needs it.
+
+Every error says which key is wrong, what was found and what to write instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import MISSING, asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from .blocks import BlockScheme, SchemeError
+from .features import DEFAULT_WEIGHTS, ROLES, Featurizer, Field
+from .text import PUNCTUATION_MODES
+from .tokenize import cutter
+
+ENV_SQL_URL = "DEDUP_SQL_URL"
+ENV_MONGO_URI = "DEDUP_MONGO_URI"
+ENV_CONFIG = "DEDUP_CONFIG"
+DEFAULT_DATA_DIR = "dedup-data"
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and how to fix it."""
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    url: str
+    table: str
+    id_column: str = "id"
+    sample: bool = False
+
+
+@dataclass(frozen=True)
+class FingerprintConfig:
+    bits: int = 64
+    k: int = 3
+    punctuation: str = "space"
+    tokenizer: str = "auto"
+
+
+@dataclass(frozen=True)
+class SchemeConfig:
+    name: str = "blocks"
+    blocks: int = 4
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    mongo_uri: str = ""
+    database: str = "dedup"
+    data_dir: str = DEFAULT_DATA_DIR
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    chunk_size: int = 2000
+    processes: int = 0
+
+
+@dataclass(frozen=True)
+class Config:
+    source: SourceConfig
+    fields: tuple[Field, ...]
+    fingerprint: FingerprintConfig = field(default_factory=FingerprintConfig)
+    scheme: SchemeConfig = field(default_factory=SchemeConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    batch: BatchConfig = field(default_factory=BatchConfig)
+    path: str = "<built-in default>"
+
+    def featurizer(self) -> Featurizer:
+        fp = self.fingerprint
+        return Featurizer(self.fields, fp.punctuation, cutter(fp.punctuation, fp.tokenizer == "auto"))
+
+    def block_scheme(self) -> BlockScheme:
+        return BlockScheme(self.fingerprint.bits, self.fingerprint.k, self.scheme.blocks)
+
+    def masked(self) -> dict[str, Any]:
+        """The effective settings as plain data, with every password masked."""
+        data = asdict(self)
+        data["source"]["url"] = mask_url(self.source.url)
+        data["store"]["mongo_uri"] = mask_url(self.store.mongo_uri)
+        data["fields"] = {f.name: {"role": f.role, "weight": f.effective_weight, "encoding": f.encoding}
+                          for f in self.fields}
+        return data
+
+
+_SECTIONS: dict[str, type] = {
+    "source": SourceConfig, "fingerprint": FingerprintConfig, "scheme": SchemeConfig,
+    "store": StoreConfig, "batch": BatchConfig,
+}
+_FIELD_KEYS = {"role", "weight", "encoding"}
+
+
+def mask_url(url: str) -> str:
+    """The URL with any password replaced by ***: safe for logs and error messages."""
+    url = re.sub(r"(//[^/@:]*:)[^/]*@", r"\1***@", url)
+    return re.sub(r"(?i)((?:password|passwd|pwd)=)[^&;]*", r"\1***", url)
+
+
+def default_config_text() -> str:
+    """The built-in configuration: the bundled sample in SQLite, the embedded store."""
+    return resources.files("dedup_pipeline").joinpath("data/default.toml").read_text("utf-8")
+
+
+def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Read, override from the environment and validate; no path and no DEDUP_CONFIG
+    means the built-in default."""
+    env = os.environ if env is None else env
+    path = path or env.get(ENV_CONFIG) or None
+    if path is None:
+        return parse_config(tomllib.loads(default_config_text()), env)
+    try:
+        text = Path(path).read_text("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"configuration file {path} does not exist; copy config/example.toml "
+                          f"and edit it, or leave out --config to use the built-in sample") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read configuration file {path}: {e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path} is not valid TOML: {e}") from None
+    return parse_config(data, env, str(path))
+
+
+def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<built-in default>") -> Config:
+    """A Config from parsed TOML and the environment, or a ConfigError saying what is wrong."""
+    _no_unknown(data, set(_SECTIONS) | {"fields"}, "the top level")
+    sections = {name: _section(data, name, cls) for name, cls in _SECTIONS.items() if name != "source"}
+    if "source" not in data:
+        raise ConfigError("missing [source] section: it names the table to read, e.g.\n"
+                          "[source]\nurl = \"mysql+pymysql://user@host/db\"\ntable = \"petition\"")
+    source = _section(data, "source", SourceConfig)
+    source = _override(source, "url", env.get(ENV_SQL_URL))
+    store = _override(sections["store"], "mongo_uri", env.get(ENV_MONGO_URI))
+    config = Config(source=source, fields=_fields(data.get("fields")), fingerprint=sections["fingerprint"],
+                    scheme=sections["scheme"], store=store, batch=sections["batch"], path=path)
+    _check(config)
+    return config
+
+
+def _section(data: Mapping[str, Any], name: str, cls: type) -> Any:
+    raw = data.get(name, {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"[{name}] must be a table of keys, not {type(raw).__name__}")
+    fields = cls.__dataclass_fields__
+    _no_unknown(raw, set(fields), f"[{name}]")
+    for key in _REQUIRED.get(name, ()):
+        if key not in raw:
+            raise ConfigError(f"[{name}] {key} is required")
+    for key, value in raw.items():
+        default = fields[key].default
+        expected = str if default is MISSING else type(default)
+        if type(value) is not expected:
+            raise ConfigError(f"[{name}] {key} must be {_TYPE_NAMES[expected]}, got {value!r}")
+    return cls(**raw)
+
+
+_REQUIRED = {"source": ("url", "table")}
+_TYPE_NAMES = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
+
+
+def _fields(raw: Any) -> tuple[Field, ...]:
+    if not raw:
+        raise ConfigError("[fields] is empty: name at least one column and its role, e.g.\n"
+                          "[fields]\ntitle = \"short\"\ncontent = \"long\"")
+    if not isinstance(raw, dict):
+        raise ConfigError("[fields] must be a table: column = \"short\" or column = { role = ..., weight = ... }")
+    return tuple(_field(name, spec) for name, spec in raw.items())
+
+
+def _field(name: str, spec: Any) -> Field:
+    where = f"[fields] {name}"
+    if isinstance(spec, str):
+        spec = {"role": spec}
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where} must be a role (\"short\", \"long\" or \"ignore\") or a table "
+                          f"{{ role = ..., weight = ... }}, got {spec!r}")
+    _no_unknown(spec, _FIELD_KEYS, where)
+    role = spec.get("role", "long")
+    if role not in ROLES:
+        raise ConfigError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
+    weight = spec.get("weight")
+    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0):
+        raise ConfigError(f"{where}: weight must be a number 0 or more (default "
+                          f"{DEFAULT_WEIGHTS[role]:g} for {role}), got {weight!r}")
+    encoding = spec.get("encoding", "utf-8")
+    try:
+        "".encode(encoding)
+    except (LookupError, TypeError):
+        raise ConfigError(f"{where}: unknown encoding {encoding!r} (try \"utf-8\" or \"gbk\")") from None
+    return Field(name, role, None if weight is None else float(weight), encoding)
+
+
+def _check(config: Config) -> None:
+    fp = config.fingerprint
+    if fp.bits != 64:
+        raise ConfigError(f"[fingerprint] bits = {fp.bits}: only 64-bit fingerprints are supported")
+    if fp.punctuation not in PUNCTUATION_MODES:
+        raise ConfigError(f"[fingerprint] punctuation must be one of {', '.join(PUNCTUATION_MODES)}, "
+                          f"got {fp.punctuation!r}")
+    if fp.tokenizer not in ("auto", "jieba"):
+        raise ConfigError(f"[fingerprint] tokenizer must be \"auto\" (rjieba when installed, else "
+                          f"jieba) or \"jieba\", got {fp.tokenizer!r}")
+    if config.scheme.name != "blocks":
+        raise ConfigError(f"[scheme] name {config.scheme.name!r} is unknown; available: \"blocks\"")
+    try:
+        config.block_scheme()
+    except SchemeError as e:
+        raise ConfigError(f"[scheme] {e}") from None
+    if config.batch.chunk_size < 1:
+        raise ConfigError(f"[batch] chunk_size must be 1 or more, got {config.batch.chunk_size}")
+    if config.batch.processes < 0:
+        raise ConfigError(f"[batch] processes must be 0 (all cores) or more, got {config.batch.processes}")
+    uri = config.store.mongo_uri
+    if uri and not uri.startswith(("mongodb://", "mongodb+srv://")):
+        raise ConfigError(f"[store] mongo_uri (or {ENV_MONGO_URI}) must start with mongodb:// or "
+                          f"mongodb+srv://, got {mask_url(uri)!r}")
+    if "://" not in config.source.url:
+        raise ConfigError(f"[source] url (or {ENV_SQL_URL}) must be an SQLAlchemy URL such as "
+                          f"mysql+pymysql://user:password@host/db, got {mask_url(config.source.url)!r}")
+    names = [f.name for f in config.fields]
+    if config.source.id_column in names:
+        raise ConfigError(f"[fields] {config.source.id_column}: the id column is not a field")
+    if all(f.role == "ignore" for f in config.fields):
+        raise ConfigError("[fields]: every field is \"ignore\"; give at least one a role short or long")
+
+
+def _no_unknown(data: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigError(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} in {where}; "
+                          f"allowed: {', '.join(sorted(allowed))}")
+
+
+def _override(section: Any, key: str, value: str | None) -> Any:
+    if not value:
+        return section
+    return type(section)(**{**asdict(section), key: value})

@@ -1,0 +1,132 @@
+"""Row -> weighted features, by field role (seed 003 §3: short fields weigh 2, long text by TF).
+
+A *short* field (name, phone, category...) is one feature: its column name and whole
+normalized value, so the same value in two columns differs. A *long* field (the complaint
+text) is tokenized; every occurrence of a word adds the field's weight, which sums to term
+frequency times weight. NULL and blank values contribute nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Iterator, Mapping, Sequence
+
+from .text import normalize
+from .tokenize import Cut, cutter, stop_words, words
+
+ROLES = ("short", "long", "ignore")
+DEFAULT_WEIGHTS = {"short": 2.0, "long": 1.0, "ignore": 0.0}
+SEPARATOR = "\x1f"  # between column name and value; normalization turns any \x1f into a space
+CHUNK_CHARS = 1 << 16  # long text is read in pieces of about this size: bounded memory
+
+
+@dataclass(frozen=True)
+class Field:
+    """One configured column: its role, its weight and how its bytes are decoded."""
+
+    name: str
+    role: str = "long"
+    weight: float | None = None
+    encoding: str = "utf-8"
+
+    @property
+    def effective_weight(self) -> float:
+        return DEFAULT_WEIGHTS[self.role] if self.weight is None else self.weight
+
+
+# A segment is a list of feature strings that share one weight.
+Segment = tuple[list[str], float]
+
+
+class FeatureError(ValueError):
+    """A value that cannot be read as text (bytes in the wrong encoding, an unknown type)."""
+
+
+def value_text(value: Any, field: Field) -> str | None:
+    """A database value as text; None for NULL."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(value).decode(field.encoding)
+        except UnicodeDecodeError as e:
+            raise FeatureError(
+                f"column {field.name!r} holds bytes that are not valid {field.encoding} "
+                f"({e.reason} at byte {e.start}); set `encoding` for this field "
+                f"(for example \"gbk\") in the configuration"
+            ) from None
+    if isinstance(value, (int, float, Decimal)):
+        return str(value)
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    raise FeatureError(f"column {field.name!r}: cannot read a {type(value).__name__} as text")
+
+
+def short_feature(field: Field, text: str) -> str | None:
+    """The one feature of a short value: spaces and punctuation do not count."""
+    value = normalize(text, "remove").replace(" ", "")
+    return f"{field.name}{SEPARATOR}{value}" if value else None
+
+
+def chunks(text: str, size: int = CHUNK_CHARS) -> Iterator[str]:
+    """Pieces of about `size` characters, cut at whitespace or punctuation where possible,
+    which jieba treats as word boundaries, so the tokens equal those of the whole text."""
+    start = 0
+    while len(text) - start > size:
+        end = _boundary(text, start + size // 2, start + size)
+        yield text[start:end]
+        start = end
+    yield text[start:]
+
+
+def _boundary(text: str, lo: int, hi: int) -> int:
+    for i in range(hi, lo, -1):
+        if text[i - 1].isspace() or not text[i - 1].isalnum():
+            return i
+    return hi
+
+
+class Featurizer:
+    """Turns rows (mappings of column name -> value) into weighted feature segments."""
+
+    def __init__(self, fields: Sequence[Field], punctuation: str = "space", cut: Cut | None = None):
+        self.fields = [f for f in fields if f.role != "ignore"]
+        self.punctuation = punctuation
+        self.cut = cut or cutter(punctuation)
+        self.stop = stop_words()
+
+    def long_words(self, text: str) -> Iterator[list[str]]:
+        """The words of a long text, chunk by chunk, stop words removed."""
+        for piece in chunks(text):
+            normalized = normalize(piece, self.punctuation)
+            if normalized:
+                yield words(self.cut(normalized), self.stop)
+
+    def segments(self, row: Mapping[str, Any]) -> Iterator[Segment]:
+        """Every feature of the row with its weight; NULL and blank fields give nothing."""
+        for field in self.fields:
+            text = value_text(row.get(field.name), field)
+            if not text:
+                continue
+            weight = field.effective_weight
+            if field.role == "short":
+                feature = short_feature(field, text)
+                if feature:
+                    yield [feature], weight
+            else:
+                for chunk_words in self.long_words(text):
+                    yield chunk_words, weight
+
+    def explain(self, row: Mapping[str, Any]) -> list[tuple[str, str, float]]:
+        """(field, feature, total weight) for every distinct feature, heaviest first."""
+        totals: Counter[tuple[str, str]] = Counter()
+        for field in self.fields:
+            for feats, weight in self.segments({field.name: row.get(field.name)}):
+                for feat in feats:
+                    totals[field.name, feat.split(SEPARATOR, 1)[-1]] += weight
+        return [(f, feat, w) for (f, feat), w in sorted(totals.items(), key=lambda kv: -kv[1])]
