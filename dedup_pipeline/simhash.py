@@ -6,6 +6,7 @@ the reference) and `fingerprint_many` (many rows at once with numpy, the fast pa
 
 from __future__ import annotations
 
+from collections import defaultdict
 from functools import cache
 from typing import Iterable, Mapping, Sequence
 
@@ -35,8 +36,11 @@ def quantize(weight: float) -> int:
 def combine(hashed: Iterable[tuple[int, int]]) -> int:
     """SimHash of (feature hash, quantized weight) pairs: bit i is 1 where the weighted
     votes of the features with bit i set outweigh those without."""
+    totals: dict[int, int] = defaultdict(int)
+    for h, w in hashed:  # a repeated word votes once with its summed weight: same sums
+        totals[h] += w
     sums = [0] * BITS
-    for h, w in hashed:
+    for h, w in totals.items():
         for i in range(BITS):
             sums[i] += w if h >> i & 1 else -w
     return sum(1 << i for i, s in enumerate(sums) if s > 0)

@@ -1,0 +1,160 @@
+"""Embedded MongoDB: a SecantusDB server running in this process.
+
+SecantusDB (PyPI ``SecantusDB``, import name ``secantus``) is a MongoDB
+wire-protocol server on WiredTiger. It is the default document store when no
+``DEDUP_MONGO_URI`` is given, and the real server the integration tests talk to
+through pymongo over TCP. It listens on loopback only and keeps its data in a
+folder, so a later start on the same folder sees the same data.
+
+    with EmbeddedMongo().start("dedup-data/mongo") as mongo:
+        client = pymongo.MongoClient(mongo.uri)
+
+The server runs standalone (no replica-set advertisement), like a plain
+``mongod``. Known differences from MongoDB that callers must respect:
+
+- ``{"_id": {"$in": ids}}`` costs time proportional to len(ids) squared:
+  query at most about 100 ids at a time.
+- ``$or`` is planned as a collection scan.
+- Transactions are accepted although a standalone ``mongod`` rejects them:
+  do not rely on them.
+- Writes acknowledged in the last instant before a crash (SIGKILL) can be
+  lost, as with ``mongod``'s default ``j: false``; ``stop()`` makes all
+  writes durable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import socket
+from pathlib import Path
+
+import pymongo
+from pymongo.errors import PyMongoError
+
+INSTALL_HINT = "pip install --pre secantusdb (or set DEDUP_MONGO_URI to use an existing MongoDB)"
+
+
+class EmbeddedMongoError(RuntimeError):
+    """The embedded MongoDB could not be started."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that is free on ``host`` right now (another process may take it)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+class EmbeddedMongo:
+    """A SecantusDB server in a background thread; a context manager that stops it."""
+
+    def __init__(self) -> None:
+        self._server = None
+
+    @property
+    def host(self) -> str:
+        return self._address()[0]
+
+    @property
+    def port(self) -> int:
+        return self._address()[1]
+
+    @property
+    def uri(self) -> str:
+        host, port = self._address()
+        return f"mongodb://{f'[{host}]' if ':' in host else host}:{port}/"
+
+    def start(self, data_dir: str | Path, host: str = "127.0.0.1", port: int = 0) -> EmbeddedMongo:
+        """Serve the data in ``data_dir`` (created if missing) on ``host:port``.
+
+        ``port=0`` lets the system pick a free port. Returns once the server
+        answers a ``ping``.
+        """
+        if self._server is not None:
+            raise EmbeddedMongoError(f"already running at {self.uri}")
+        _check_loopback(host)
+        server = _open_server(Path(data_dir), host, port)
+        try:
+            server.start()
+        except OSError as exc:
+            server.stop()
+            raise EmbeddedMongoError(f"cannot listen on {host}:{port}: {exc}") from exc
+        self._server = server
+        try:
+            _wait_for_ping(self.uri)
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the data files cleanly. Safe to call twice."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        # stop() closes the listening socket, but on Linux close() does not
+        # wake the thread blocked in accept(), so stop() would wait out a 2 s
+        # join; shutdown() does wake it.
+        with contextlib.suppress(OSError, AttributeError):
+            server._socket.shutdown(socket.SHUT_RDWR)
+        server.stop()
+
+    def __enter__(self) -> EmbeddedMongo:
+        if self._server is None:
+            raise EmbeddedMongoError("call start(data_dir) before entering the context")
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _address(self) -> tuple[str, int]:
+        if self._server is None:
+            raise EmbeddedMongoError("the embedded MongoDB is not running")
+        return self._server.address
+
+
+def _check_loopback(host: str) -> None:
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise EmbeddedMongoError(
+            "the embedded MongoDB listens on a loopback IP address only"
+            f" (such as 127.0.0.1), not {host!r}"
+        )
+
+
+def _open_server(data_dir: Path, host: str, port: int):
+    try:
+        from secantus import SecantusDBServer
+    except ImportError as exc:
+        raise EmbeddedMongoError(f"SecantusDB is not installed: {INSTALL_HINT}") from exc
+    try:
+        return SecantusDBServer(
+            host,
+            port,
+            str(data_dir),
+            replica_set_name=None,  # standalone, like a plain mongod; no oplog writes
+            enable_test_commands=False,
+            durable=True,  # ignore SECANTUS_TEST_FAST_STORAGE: data must survive a restart
+        )
+    except Exception as exc:  # WiredTiger raises its own error type
+        raise EmbeddedMongoError(
+            f"cannot open the MongoDB data folder {data_dir}: {exc}"
+            " (is another server using it?)"
+        ) from exc
+
+
+def _wait_for_ping(uri: str, timeout_s: float = 10.0) -> None:
+    timeout_ms = int(timeout_s * 1000)
+    client = pymongo.MongoClient(
+        uri, directConnection=True, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms
+    )
+    try:
+        client.admin.command("ping")
+    except PyMongoError as exc:
+        raise EmbeddedMongoError(f"the embedded MongoDB at {uri} does not answer: {exc}") from exc
+    finally:
+        client.close()

@@ -1,0 +1,85 @@
+import pymongo
+import pytest
+from pymongo import UpdateOne
+
+from dedup_pipeline.embedded import EmbeddedMongo, EmbeddedMongoError, free_port
+
+
+def test_data_persists_across_stop_and_start(tmp_path):
+    with EmbeddedMongo().start(tmp_path) as mongo:
+        with pymongo.MongoClient(mongo.uri) as client:
+            client.dedup.fingerprints.insert_one({"_id": 7, "fp": -(2**63)})
+            client.dedup.fingerprints.create_index([("table", 1), ("row", 1)], unique=True)
+
+    with EmbeddedMongo().start(tmp_path) as mongo:
+        with pymongo.MongoClient(mongo.uri) as client:
+            assert client.dedup.fingerprints.find_one({"_id": 7}) == {"_id": 7, "fp": -(2**63)}
+            assert "table_1_row_1" in client.dedup.fingerprints.index_information()
+
+
+def test_two_servers_pick_different_free_ports(tmp_path):
+    with (
+        EmbeddedMongo().start(tmp_path / "a") as first,
+        EmbeddedMongo().start(tmp_path / "b") as second,
+    ):
+        assert first.port != second.port
+        assert first.host == second.host == "127.0.0.1"
+        for mongo in (first, second):
+            with pymongo.MongoClient(mongo.uri) as client:
+                assert client.admin.command("ping")["ok"] == 1
+
+
+def test_start_on_a_chosen_port(tmp_path):
+    port = free_port()
+    with EmbeddedMongo().start(tmp_path, port=port) as mongo:
+        assert mongo.uri == f"mongodb://127.0.0.1:{port}/"
+
+
+def test_refuses_a_non_loopback_host(tmp_path):
+    with pytest.raises(EmbeddedMongoError, match="loopback"):
+        EmbeddedMongo().start(tmp_path, host="0.0.0.0")
+
+
+def test_refuses_a_data_folder_already_in_use(tmp_path):
+    with EmbeddedMongo().start(tmp_path):
+        with pytest.raises(EmbeddedMongoError, match="another server"):
+            EmbeddedMongo().start(tmp_path)
+
+
+def test_stop_is_idempotent_and_uri_needs_a_running_server(tmp_path):
+    mongo = EmbeddedMongo().start(tmp_path)
+    mongo.stop()
+    mongo.stop()
+    with pytest.raises(EmbeddedMongoError, match="not running"):
+        mongo.uri
+
+
+def test_bulk_upserts_with_add_to_set_and_id_in_lookup(mongo_db):
+    blocks = mongo_db.blocks
+
+    def file_row(row, fingerprint, keys):
+        entry = {"hashcode": fingerprint, "row": row, "table": "petition"}
+        return [
+            UpdateOne(
+                {"_id": f"{block}:{key}"},
+                {"$addToSet": {"info": entry}, "$setOnInsert": {"block": block, "key": key}},
+                upsert=True,
+            )
+            for block, key in enumerate(keys)
+        ]
+
+    result = blocks.bulk_write(file_row(1, -5, [10, 20, 30, 40]), ordered=False)
+    assert result.upserted_count == 4
+    blocks.bulk_write(file_row(2, 6, [10, 21, 31, 41]), ordered=False)
+    blocks.bulk_write(file_row(1, -5, [10, 20, 30, 40]), ordered=False)  # a re-run adds nothing
+
+    found = {d["_id"]: d for d in blocks.find({"_id": {"$in": ["0:10", "1:20", "2:99", "3:41"]}})}
+    assert sorted(found) == ["0:10", "1:20", "3:41"]
+    assert found["0:10"]["block"] == 0 and found["0:10"]["key"] == 10
+    assert [e["row"] for e in found["0:10"]["info"]] == [1, 2]
+    assert [e["row"] for e in found["1:20"]["info"]] == [1]
+    assert found["3:41"]["info"] == [{"hashcode": 6, "row": 2, "table": "petition"}]
+
+
+def test_mongo_db_starts_empty(mongo_db):
+    assert mongo_db.list_collection_names() == []

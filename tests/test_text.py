@@ -1,0 +1,68 @@
+"""Normalization: the same complaint typed differently reads the same."""
+
+import sys
+import unicodedata
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from benchmarks.corpus import news_sentences, reviews
+from dedup_pipeline import text
+from dedup_pipeline.text import normalize, normalize_many
+
+
+def test_full_width_letters_digits_and_spaces_fold_to_half_width():
+    assert normalize("ＡＢＣ　１２３") == "abc 123"
+
+
+def test_latin_text_is_lower_cased():
+    assert normalize("Hello WORLD") == "hello world"
+
+
+def test_whitespace_and_control_characters_collapse_to_one_space():
+    assert normalize("  a\t\n b\x00\x07c  ") == "a b c"
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("space", "物业 乱收费 再次反映"),
+    ("remove", "物业乱收费再次反映"),
+    ("keep", "物业,乱收费!再次反映"),
+])
+def test_punctuation_is_replaced_removed_or_kept(mode, expected):
+    assert normalize("物业，乱收费！再次反映", mode) == expected
+
+
+def test_lone_surrogates_become_replacement_characters():
+    assert normalize("a\ud800b") == "a\ufffdb"
+
+
+def test_blank_text_normalizes_to_empty():
+    assert normalize(" \u3000\n") == ""
+
+
+def test_batch_normalization_equals_one_text_normalization_on_real_text():
+    texts = news_sentences()[:3000] + reviews()[:3000]
+    for mode in ("space", "remove", "keep"):
+        assert normalize_many(texts, mode) == [normalize(t, mode) for t in texts]
+
+
+@pytest.mark.parametrize("sample", [
+    "e\u0301", "ΑΣ Σ", "İ", "\ufb01", "①②", "\u1100\u1161", "𠮷野家", "😀!", "ｶﾞ", "a\u2028b", "",
+])
+def test_batch_normalization_equals_one_text_normalization_on_tricky_characters(sample):
+    assert normalize_many([sample, "前" + sample + "后"]) == [normalize(sample), normalize("前" + sample + "后")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=8), st.sampled_from(text.PUNCTUATION_MODES))
+def test_batch_normalization_equals_one_text_normalization_on_any_unicode(texts, mode):
+    assert normalize_many(texts, mode) == [normalize(t, mode) for t in texts]
+
+
+def test_planes_above_two_hold_no_punctuation_controls_or_compositions():
+    # text.py scans only below 0x20000 for these; this proves the shortcut exact.
+    for code in range(text._SCANNED, sys.maxunicode + 1):
+        char = chr(code)
+        assert unicodedata.category(char)[0] != "P" and unicodedata.category(char) != "Cc"
+        parts = unicodedata.decomposition(char).split()
+        assert not (len(parts) == 2 and not parts[0].startswith("<")), hex(code)
