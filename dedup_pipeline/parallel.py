@@ -3,6 +3,7 @@ in order. Each worker builds its own Featurizer (tokenizers do not cross process
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from typing import Iterable, Iterator, Mapping, Sequence
@@ -28,9 +29,13 @@ def _work(rows: Sequence[Mapping]) -> np.ndarray:
 
 def fingerprint_chunks(chunks: Iterable[Sequence[Mapping]], config: Config,
                        processes: int | None = None) -> Iterator[np.ndarray]:
-    """Fingerprints of each chunk of rows, in the order given; one process runs in-line."""
+    """Fingerprints of each chunk of rows, in the order given. One process, or a single
+    chunk (not worth starting workers for), runs in-line."""
     processes = processes or config.batch.processes or os.cpu_count() or 1
-    if processes == 1:
+    chunks = iter(chunks)
+    head = list(itertools.islice(chunks, 2))
+    chunks = itertools.chain(head, chunks)
+    if processes == 1 or len(head) < 2:
         featurizer = config.featurizer()
         yield from (fingerprint_many(chunk, featurizer) for chunk in chunks)
         return

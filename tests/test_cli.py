@@ -1,0 +1,109 @@
+"""The dedup-pipeline command: help everywhere, fingerprints, configuration, the batch."""
+
+import csv
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dedup_pipeline.cli import main
+from dedup_pipeline.config import load_config
+from dedup_pipeline.simhash import fingerprint, to_hex
+
+README = Path(__file__).parent.parent / "README.md"
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    """Runs the CLI in an empty folder with no configuration in the environment."""
+    monkeypatch.chdir(tmp_path)
+    for var in ("DEDUP_CONFIG", "DEDUP_SQL_URL", "DEDUP_MONGO_URI"):
+        monkeypatch.delenv(var, raising=False)
+    runner = CliRunner()
+    return lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)
+
+
+def commands():
+    return sorted(main.commands)
+
+
+@pytest.mark.parametrize("name", commands())
+def test_every_command_has_help_with_an_example(run, name):
+    result = run(name, "--help")
+    assert result.exit_code == 0
+    assert "Example:" in result.output
+
+
+@pytest.mark.parametrize("name", commands())
+def test_every_command_is_in_the_readme(name):
+    assert f"dedup-pipeline {name}" in README.read_text(encoding="utf-8")
+
+
+def test_fingerprint_of_a_text_argument_is_16_hex_digits(run):
+    result = run("fingerprint", "小区物业乱收费，再次反映")
+    assert re.fullmatch(r"[0-9a-f]{16}\n", result.output)
+
+
+def test_fingerprint_reads_stdin_and_matches_the_library(run):
+    text = "小区物业乱收费，再次反映"
+    result = run("fingerprint", input=text)
+    config = load_config(env={})
+    assert result.output.strip() == to_hex(fingerprint({"content": text}, config.featurizer()))
+
+
+def test_fingerprint_explain_lists_features_and_weights(run):
+    result = run("fingerprint", "--explain", "物业乱收费，物业不管")
+    assert re.search(r"^\s+2\s+content\s+物业$", result.output, re.M)
+
+
+def test_fingerprint_of_csv_rows_prints_each_id_and_fingerprint(run, tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("id,name,content\n7,张三,物业乱收费\n9,,噪音扰民\n", encoding="utf-8")
+    lines = run("fingerprint", "--csv", str(path)).output.splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["7", "9"]
+    assert lines[0].split("\t")[1] != lines[1].split("\t")[1]
+
+
+def test_fingerprint_of_csv_naming_no_configured_field_is_refused(run, tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("a,b\n1,2\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["fingerprint", "--csv", str(path)])
+    assert result.exit_code == 2 and "names none of the configured fields" in result.output
+
+
+def test_config_prints_effective_settings_with_passwords_masked(run, monkeypatch):
+    monkeypatch.setenv("DEDUP_SQL_URL", "mysql+pymysql://app:hunter22@db/p")
+    result = run("config")
+    settings = json.loads(result.output)
+    assert settings["source"]["url"] == "mysql+pymysql://app:***@db/p"
+    assert "hunter22" not in result.output
+
+
+def test_a_configuration_error_exits_2_with_the_message(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[source]\nurl = "sqlite:///x.db"\ntable = "p"\n[fields]\ncontent = "long"\n'
+                   '[scheme]\nblocks = 2\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["config", "--config", str(bad)])
+    assert result.exit_code == 2
+    assert "blocks (2) must be greater than k (3)" in result.output
+
+
+def test_batch_on_the_built_in_sample_fingerprints_every_row(run, tmp_path):
+    result = run("batch", "--out", "fp.csv")
+    with open(tmp_path / "fp.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    sample = Path(__file__).parent.parent / "dedup_pipeline" / "data" / "sample_petitions.csv"
+    with open(sample, encoding="utf-8") as f:
+        expected_ids = [r["id"] for r in csv.DictReader(f)]
+    assert [r["id"] for r in rows] == expected_ids
+    assert all(re.fullmatch(r"[0-9a-f]{16}", r["fingerprint"]) for r in rows)
+    assert f"rows fingerprinted: {len(expected_ids):,}" in result.output
+
+
+def test_python_dash_m_runs_the_cli():
+    result = subprocess.run([sys.executable, "-m", "dedup_pipeline", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "fingerprint" in result.stdout

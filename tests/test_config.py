@@ -1,0 +1,123 @@
+"""Configuration: one validated object; every mistake named with its fix."""
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from dedup_pipeline.config import ConfigError, load_config, mask_url, parse_config
+from dedup_pipeline.source import SqlSource
+
+EXAMPLE = Path(__file__).parent.parent / "config" / "example.toml"
+
+
+def minimal(**sections):
+    data = {"source": {"url": "sqlite:///x.db", "table": "petition"}, "fields": {"content": "long"}}
+    data.update(sections)
+    return data
+
+
+def test_example_configuration_loads():
+    config = load_config(EXAMPLE, env={})
+    assert config.source.table == "petition"
+    assert [f.role for f in config.fields] == ["short"] * 5 + ["long"]
+    assert config.block_scheme().blocks == 4
+
+
+def test_built_in_default_is_the_bundled_sample():
+    config = load_config(env={})
+    assert config.source.sample and config.source.url.startswith("sqlite:///")
+    assert config.store.mongo_uri == ""
+
+
+def test_environment_overrides_urls():
+    config = load_config(EXAMPLE, env={"DEDUP_SQL_URL": "sqlite:///other.db",
+                                       "DEDUP_MONGO_URI": "mongodb://m:1/"})
+    assert config.source.url == "sqlite:///other.db"
+    assert config.store.mongo_uri == "mongodb://m:1/"
+
+
+def test_dedup_config_names_the_file(tmp_path):
+    assert load_config(env={"DEDUP_CONFIG": str(EXAMPLE)}).path == str(EXAMPLE)
+
+
+def test_field_defaults_and_explicit_weights():
+    config = parse_config(minimal(fields={"name": "short", "content": {"role": "long", "weight": 1.5}}), {})
+    assert [f.effective_weight for f in config.fields] == [2.0, 1.5]
+
+
+@pytest.mark.parametrize("data, message", [
+    (minimal(extra={}), r"unknown key extra in the top level"),
+    (minimal(fingerprint={"kk": 3}), r"unknown key kk in \[fingerprint\]; allowed: bits, k"),
+    (minimal(fingerprint={"k": "3"}), r"\[fingerprint\] k must be a whole number, got '3'"),
+    (minimal(fingerprint={"k": True}), r"\[fingerprint\] k must be a whole number"),
+    (minimal(fingerprint={"bits": 32}), r"only 64-bit"),
+    (minimal(fingerprint={"punctuation": "drop"}), r"punctuation must be one of space, remove, keep"),
+    (minimal(scheme={"blocks": 3}), r"blocks \(3\) must be greater than k \(3\).*use blocks = 4"),
+    (minimal(fingerprint={"k": 5}), r"blocks \(4\) must be greater than k \(5\)"),
+    (minimal(scheme={"name": "lsh"}), r"\[scheme\] name 'lsh' is unknown"),
+    (minimal(fields={"content": "tokens"}), r"role 'tokens' is not one of short, long, ignore"),
+    (minimal(fields={"content": {"role": "long", "weight": -1}}), r"weight must be a number 0 or more"),
+    (minimal(fields={"content": {"role": "long", "encodng": "gbk"}}), r"unknown key encodng in \[fields\] content"),
+    (minimal(fields={"content": {"encoding": "klingon"}}), r"unknown encoding 'klingon'"),
+    (minimal(fields={}), r"\[fields\] is empty"),
+    (minimal(fields={"content": "ignore"}), r"every field is \"ignore\""),
+    (minimal(batch={"chunk_size": 0}), r"chunk_size must be 1 or more"),
+    (minimal(store={"mongo_uri": "http://x"}), r"must start with mongodb://"),
+    ({"fields": {"content": "long"}}, r"missing \[source\] section"),
+    ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),
+])
+def test_invalid_configuration_is_refused_with_what_to_fix(data, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(data, {})
+
+
+def test_a_missing_file_says_how_to_start():
+    with pytest.raises(ConfigError, match="does not exist; copy config/example.toml"):
+        load_config("/nonexistent/dedup.toml", env={})
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[source\nurl=", encoding="utf-8")
+    with pytest.raises(ConfigError, match="bad.toml is not valid TOML"):
+        load_config(bad, env={})
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("mysql+pymysql://app:s3cret@db:3306/p", "mysql+pymysql://app:***@db:3306/p"),
+    ("mysql+pymysql://app:p@ss@db/p", "mysql+pymysql://app:***@db/p"),
+    ("mongodb://u:pw@h1:1,h2:2/?authSource=admin", "mongodb://u:***@h1:1,h2:2/?authSource=admin"),
+    ("mysql://db/p?user=a&password=zz&x=1", "mysql://db/p?user=a&password=***&x=1"),
+    ("sqlite:///dedup-data/sample.sqlite", "sqlite:///dedup-data/sample.sqlite"),
+])
+def test_passwords_are_masked(url, shown):
+    assert mask_url(url) == shown
+
+
+def test_masked_settings_hide_secrets_from_the_environment():
+    config = load_config(EXAMPLE, env={"DEDUP_SQL_URL": "mysql+pymysql://a:topsecret@h/d",
+                                       "DEDUP_MONGO_URI": "mongodb://a:topsecret@h/"})
+    assert "topsecret" not in repr(config.masked())
+
+
+@pytest.fixture
+def sqlite_table(tmp_path):
+    url = f"sqlite:///{tmp_path / 'p.db'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE petition (id INTEGER PRIMARY KEY, title TEXT, content TEXT)"))
+    return url
+
+
+def test_a_table_missing_from_the_database_is_named(sqlite_table):
+    config = parse_config(minimal(source={"url": sqlite_table, "table": "petitions"}), {})
+    with pytest.raises(ConfigError, match="table 'petitions' does not exist"):
+        SqlSource(config)
+
+
+def test_a_column_missing_from_the_table_is_named_with_the_columns_it_has(sqlite_table):
+    config = parse_config(minimal(source={"url": sqlite_table, "table": "petition"},
+                                  fields={"title": "short", "body": "long"}), {})
+    with pytest.raises(ConfigError, match=r"column body not in table 'petition' \(it has: id, title, content\)"):
+        SqlSource(config)
