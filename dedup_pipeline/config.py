@@ -49,6 +49,7 @@ class FingerprintConfig:
 class SchemeConfig:
     name: str = "blocks"
     blocks: int = 4
+    key_blocks: int = 1
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class Config:
         return Featurizer(self.fields, fp.punctuation, cutter(fp.punctuation, fp.tokenizer == "auto"))
 
     def block_scheme(self) -> BlockScheme:
-        return BlockScheme(self.fingerprint.bits, self.fingerprint.k, self.scheme.blocks)
+        return BlockScheme(self.fingerprint.bits, self.fingerprint.k, self.scheme.blocks, self.scheme.key_blocks)
 
     def masked(self) -> dict[str, Any]:
         """The effective settings as plain data, with every password masked."""

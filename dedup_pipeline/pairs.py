@@ -1,0 +1,99 @@
+"""Every pair of fingerprints within Hamming distance k, by block classification (seed 003
+§2.1, §3.3), and the groups (connected components) they form.
+
+For each table of the scheme: move its key blocks to the top bits, sort, and compare only
+neighbours inside runs of equal keys. The pigeonhole argument (blocks.py) guarantees every
+pair within k shares a key in some table; a pair is kept only in the first table whose key
+it shares, so it is reported once without a global set. Identical fingerprints are
+collapsed first and expanded back to rows at the end.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+import numpy as np
+
+from .blocks import BlockScheme
+
+Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]  # (i, j, distance), i < j, row positions
+
+
+def similar_pairs(fingerprints: np.ndarray, scheme: BlockScheme, threads: int = 2,
+                  on_table: Callable[[int], None] = lambda t: None) -> Pairs:
+    """All (i, j, distance) with i < j and distance <= k, i and j positions in the input."""
+    unique, row_of = np.unique(fingerprints, return_inverse=True)
+    # numpy sorts release the GIL: the tables run side by side on the cores.
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        found = list(pool.map(lambda t: _table_pairs(unique, scheme, t, on_table), range(len(scheme.tables))))
+    u = np.concatenate([f[0] for f in found])
+    v = np.concatenate([f[1] for f in found])
+    distance = np.bitwise_count(unique[u] ^ unique[v]).astype(np.int64)
+    return _expand_to_rows(u, v, distance, row_of.ravel())
+
+
+def _table_pairs(unique: np.ndarray, scheme: BlockScheme, t: int,
+                 on_table: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (positions in `unique`) within k whose first shared key is table t's."""
+    permuted = np.sort(scheme.permute(unique, t))
+    key = permuted >> np.uint64(scheme.bits - scheme.key_bits(t))
+    run_start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    run_end = np.repeat(np.append(run_start[1:], len(key)), np.diff(np.append(run_start, len(key))))
+    left, right = [], []
+    candidates = np.flatnonzero(run_end - np.arange(len(key)) > 1)
+    offset = 1
+    while len(candidates):  # compare each element with the one `offset` places on in its run
+        near = np.bitwise_count(permuted[candidates] ^ permuted[candidates + offset]) <= scheme.k
+        left.append(candidates[near])
+        right.append(candidates[near] + offset)
+        offset += 1
+        candidates = candidates[run_end[candidates] - candidates > offset]
+    a = scheme.unpermute(permuted[np.concatenate(left or [np.zeros(0, np.int64)])], t)
+    b = scheme.unpermute(permuted[np.concatenate(right or [np.zeros(0, np.int64)])], t)
+    first = scheme.first_shared_table(a, b) == t
+    on_table(t)
+    return np.searchsorted(unique, a[first]), np.searchsorted(unique, b[first])
+
+
+def _expand_to_rows(u: np.ndarray, v: np.ndarray, distance: np.ndarray, row_of: np.ndarray) -> Pairs:
+    """Pairs of distinct fingerprints become pairs of every row holding them; rows holding
+    the same fingerprint pair up at distance 0."""
+    rows_by_print = np.argsort(row_of, kind="stable")
+    counts = np.bincount(row_of, minlength=int(row_of.max(initial=-1)) + 1)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    i_parts, j_parts, d_parts = [], [], []
+    # Between two fingerprints: every row of one with every row of the other.
+    per_pair = counts[u] * counts[v]
+    pair_index = np.repeat(np.arange(len(u)), per_pair)
+    within = np.arange(len(pair_index)) - np.repeat(np.cumsum(per_pair) - per_pair, per_pair)
+    cv = counts[v][pair_index]
+    i_parts.append(rows_by_print[starts[u][pair_index] + within // cv])
+    j_parts.append(rows_by_print[starts[v][pair_index] + within % cv])
+    d_parts.append(distance[pair_index])
+    # Within one fingerprint: every two of its rows, grouped by how many rows share it.
+    for size in np.unique(counts[counts > 1]):
+        first = starts[counts == size]
+        a, b = np.triu_indices(int(size), 1)
+        i_parts.append(rows_by_print[(first[:, None] + a).ravel()])
+        j_parts.append(rows_by_print[(first[:, None] + b).ravel()])
+        d_parts.append(np.zeros(len(first) * len(a), dtype=np.int64))
+    i, j, d = (np.concatenate(p).astype(np.int64) for p in (i_parts, j_parts, d_parts))
+    low, high = np.minimum(i, j), np.maximum(i, j)
+    order = np.lexsort((high, low))
+    return low[order], high[order], d[order]
+
+
+def groups(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Connected components of the pairs: a group label per row (the smallest row position
+    in its group); a row with no similar row is a group of its own."""
+    label = np.arange(n)
+    while True:  # min-label propagation with pointer jumping: O(log diameter) rounds
+        low = np.minimum(label[i], label[j])
+        changed = label.copy()
+        np.minimum.at(changed, i, low)
+        np.minimum.at(changed, j, low)
+        changed = changed[changed]
+        if np.array_equal(changed, label):
+            return label
+        label = changed
