@@ -97,3 +97,22 @@ def groups(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         if np.array_equal(changed, label):
             return label
         label = changed
+
+
+def single_pass_pairs(fingerprints: np.ndarray, k: int) -> Pairs:
+    """The Single-Pass clustering the paper compares against (seed 003 §2.1): each row is
+    compared with every row before it. O(n^2); for comparison only, same output."""
+    fingerprints = np.asarray(fingerprints, dtype=np.uint64)
+    chunk = max(1, (1 << 24) // max(1, len(fingerprints)))  # ~128 MB of distances at a time
+    i_parts, j_parts, d_parts = [], [], []
+    for start in range(0, len(fingerprints), chunk):
+        block = fingerprints[start:start + chunk]
+        distance = np.bitwise_count(block[:, None] ^ fingerprints[None, :start + len(block)])
+        rows, cols = np.nonzero(distance <= k)
+        earlier = cols < rows + start
+        i_parts.append(cols[earlier])
+        j_parts.append(rows[earlier] + start)
+        d_parts.append(distance[rows[earlier], cols[earlier]].astype(np.int64))
+    i, j, d = (np.concatenate(p or [np.zeros(0, np.int64)]).astype(np.int64) for p in (i_parts, j_parts, d_parts))
+    order = np.lexsort((j, i))
+    return i[order], j[order], d[order]
