@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from benchmarks.corpus import documents, news_sentences, reviews
 from dedup_pipeline.features import SEPARATOR, Featurizer, Field
+from dedup_pipeline.tokenize import cutter
 from dedup_pipeline.simhash import feature_hash, fingerprint, fingerprint_many, hamming
 
 FIELDS = [Field("title", "short"), Field("name", "short"), Field("content", "long")]
@@ -94,6 +95,7 @@ MEMORY_PROBE = """
 import resource, sys
 from benchmarks.corpus import news_sentences
 from dedup_pipeline.features import Featurizer, Field
+from dedup_pipeline.tokenize import cutter
 from dedup_pipeline.simhash import fingerprint
 featurizer = Featurizer([Field("content", "long")])
 fingerprint({"content": "预热 词典"}, featurizer)
@@ -134,6 +136,13 @@ def test_batch_path_is_bit_identical_to_the_one_row_path(featurizer):
     batch = fingerprint_many(rows, featurizer)
     assert batch.dtype == np.uint64
     assert [int(x) for x in batch] == [fingerprint(r, featurizer) for r in rows]
+
+
+@pytest.mark.parametrize("punctuation, prefer_fast", [("space", False), ("keep", True), ("remove", True)])
+def test_batch_path_equals_one_row_path_with_every_tokenizer_and_punctuation_mode(punctuation, prefer_fast):
+    featurizer = Featurizer(FIELDS, punctuation, cutter(punctuation, prefer_fast))
+    rows = rows_from_corpus(400)
+    assert [int(x) for x in fingerprint_many(rows, featurizer)] == [fingerprint(r, featurizer) for r in rows]
 
 
 @settings(max_examples=200, deadline=None)
