@@ -1,0 +1,65 @@
+"""A lease in MongoDB so that two scheduled batches never run at once. It expires when its
+holder stops renewing it (killed, machine lost), so a dead run never blocks the next one."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import threading
+
+from pymongo.collection import Collection
+from pymongo.errors import DuplicateKeyError
+
+
+class LockHeld(RuntimeError):
+    """Another live process holds the lock."""
+
+
+class Lease:
+    """`with Lease(db.locks, "batch"):` holds the lock, renewing it every ttl/3 seconds."""
+
+    def __init__(self, locks: Collection, name: str, ttl: float = 120.0):
+        self.locks, self.name, self.ttl = locks, name, ttl
+        self.holder = f"{socket.gethostname()}:{os.getpid()}"
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
+
+    def __enter__(self) -> "Lease":
+        now = _now()
+        try:
+            # Matches only when free or expired; otherwise the upsert collides on _id.
+            self.locks.find_one_and_update(
+                {"_id": self.name, "expires_at": {"$lt": now}},
+                {"$set": {"holder": self.holder, "since": now, "expires_at": self._expiry()}},
+                upsert=True)
+        except DuplicateKeyError:
+            held = self.locks.find_one({"_id": self.name}) or {}
+            raise LockHeld(
+                f"another {self.name} is running ({held.get('holder', '?')}, since "
+                f"{held.get('since', '?'):%Y-%m-%d %H:%M:%S} UTC); it holds the lock until "
+                f"{held.get('expires_at', '?'):%H:%M:%S} UTC unless it renews it. Wait for it "
+                f"to finish, or stop it; a killed run frees the lock within {self.ttl:.0f} s") from None
+        self._renewer = threading.Thread(target=self._renew, daemon=True, name=f"lease-{self.name}")
+        self._renewer.start()
+        return self
+
+    def _renew(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            self.locks.update_one({"_id": self.name, "holder": self.holder},
+                                  {"$set": {"expires_at": self._expiry()}})
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._renewer:
+            self._renewer.join()
+        self.locks.delete_one({"_id": self.name, "holder": self.holder})
+
+    def _expiry(self) -> dt.datetime:
+        return _now() + dt.timedelta(seconds=self.ttl)
+
+
+def _now() -> dt.datetime:
+    # BSON dates have millisecond precision and no time zone: naive UTC, in milliseconds.
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)

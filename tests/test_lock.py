@@ -1,0 +1,36 @@
+"""The batch lease: one batch at a time, and a dead holder never blocks the next."""
+
+import datetime as dt
+import time
+
+import pytest
+
+from dedup_pipeline.lock import Lease, LockHeld
+
+
+def test_a_second_holder_is_refused_while_the_first_holds_the_lock(mongo_db):
+    with Lease(mongo_db.locks, "batch"):
+        with pytest.raises(LockHeld, match="another batch is running"):
+            with Lease(mongo_db.locks, "batch"):
+                pass
+
+
+def test_the_lock_is_free_again_after_its_holder_finishes(mongo_db):
+    with Lease(mongo_db.locks, "batch"):
+        pass
+    with Lease(mongo_db.locks, "batch"):
+        assert mongo_db.locks.count_documents({}) == 1
+
+
+def test_an_expired_lock_of_a_dead_holder_is_taken_over(mongo_db):
+    past = dt.datetime(2020, 1, 1)
+    mongo_db.locks.insert_one({"_id": "batch", "holder": "dead:1", "since": past, "expires_at": past})
+    with Lease(mongo_db.locks, "batch") as lease:
+        assert mongo_db.locks.find_one({"_id": "batch"})["holder"] == lease.holder
+
+
+def test_the_holder_renews_the_lock_while_it_runs(mongo_db):
+    with Lease(mongo_db.locks, "batch", ttl=0.6):
+        first = mongo_db.locks.find_one({"_id": "batch"})["expires_at"]
+        time.sleep(1.3)
+        assert mongo_db.locks.find_one({"_id": "batch"})["expires_at"] > first
