@@ -34,12 +34,14 @@ class Lease:
                 {"$set": {"holder": self.holder, "since": now, "expires_at": self._expiry()}},
                 upsert=True)
         except DuplicateKeyError:
-            held = self.locks.find_one({"_id": self.name}) or {}
+            held = self.locks.find_one({"_id": self.name})
+            if held is None:  # released in between: try again
+                return self.__enter__()
             raise LockHeld(
-                f"another {self.name} is running ({held.get('holder', '?')}, since "
-                f"{held.get('since', '?'):%Y-%m-%d %H:%M:%S} UTC); it holds the lock until "
-                f"{held.get('expires_at', '?'):%H:%M:%S} UTC unless it renews it. Wait for it "
-                f"to finish, or stop it; a killed run frees the lock within {self.ttl:.0f} s") from None
+                f"another {self.name} is running ({held['holder']}, since {held['since']:%Y-%m-%d "
+                f"%H:%M:%S} UTC); it holds the lock until {held['expires_at']:%H:%M:%S} UTC unless "
+                f"it renews it. Wait for it to finish, or stop it: a killed run frees the lock "
+                f"within {self.ttl:.0f} s") from None
         self._renewer = threading.Thread(target=self._renew, daemon=True, name=f"lease-{self.name}")
         self._renewer.start()
         return self
