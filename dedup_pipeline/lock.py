@@ -38,8 +38,9 @@ class Lease:
             if held is None:  # released in between: try again
                 return self.__enter__()
             raise LockHeld(
-                f"another {self.name} is running ({held['holder']}, since {held['since']:%Y-%m-%d "
-                f"%H:%M:%S} UTC); it holds the lock until {held['expires_at']:%H:%M:%S} UTC unless "
+                f"another {self.name} is running ({held['holder']}, "
+                f"since {held['since']:%Y-%m-%d %H:%M:%S} UTC); "
+                f"it holds the lock until {held['expires_at']:%H:%M:%S} UTC unless "
                 f"it renews it. Wait for it to finish, or stop it: a killed run frees the lock "
                 f"within {self.ttl:.0f} s") from None
         self._renewer = threading.Thread(target=self._renew, daemon=True, name=f"lease-{self.name}")
