@@ -150,6 +150,32 @@ def show_config(config: Config, check: bool) -> None:
                    f"({source.count():,} rows)", err=True)
 
 
+@main.command()
+@with_config
+@click.option("--sql", is_flag=True, help="Print the SQL instead of applying it, for a DBA "
+              "(assumes an integer id column).")
+@click.option("--downgrade", "down", is_flag=True, help="Remove the triggers and tables instead.")
+def migrate(config: Config, sql: bool, down: bool) -> None:
+    """Create dedup_outbox, its triggers on the configured table, and dedup_match.
+
+    The triggers enqueue every inserted, updated and deleted row for the `watch` worker.
+
+    Example: dedup-pipeline migrate --sql > dedup-migration.sql
+    """
+    from . import migrate as migrations
+
+    if sql:
+        click.echo(migrations.downgrade_sql(config) if down else migrations.upgrade_sql(config), nl=False)
+        return
+    where = f"{config.source.table!r} in {_short_url(config)}"
+    if down:
+        migrations.downgrade(config)
+        click.echo(f"removed the dedup triggers on {where}, dedup_outbox and dedup_match")
+        return
+    migrations.upgrade(config)
+    click.echo(f"dedup_outbox, its triggers on {where}, and dedup_match are up to date")
+
+
 def _short_url(config: Config) -> str:
     from .config import mask_url
 

@@ -1,21 +1,37 @@
 """Rows from SQL: any SQLAlchemy URL (MySQL/MariaDB through PyMySQL, SQLite for the demo).
 
 Table and column names come from configuration and are checked against the real schema
-before any query; SQLAlchemy quotes them. Rows stream in id order by keyset pagination,
-so memory is bounded by the chunk size and no row is read twice or skipped.
+before any query; SQLAlchemy quotes them. Rows stream in id order by keyset pagination:
+each page is one query (`WHERE id > last ORDER BY id LIMIT page`) read through a
+server-side cursor a chunk at a time. Client memory is bounded by the chunk size, no
+query stays open longer than one page takes to consume (MySQL drops a client that reads
+too slowly), and no row is read twice or skipped.
+
+Legacy columns: a text column whose field sets an `encoding` other than UTF-8 is
+selected as binary (`CAST(... AS BINARY)`) and its bytes decoded here with that
+encoding. That is how GBK bytes stored in a latin1 column come back as Chinese: read as
+text, MySQL would convert them from its latin1 (cp1252, where 0x80-0x9F are other
+characters) and the bytes could not always be recovered. In SQLite, such bytes are
+stored as BLOBs.
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import csv
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from .config import Config, ConfigError, mask_url
+from .features import Field, value_text
+
+CONNECT_TIMEOUT_S = 5
+PAGE_CHUNKS = 50  # a keyset page is this many chunks: one query, streamed
 
 
 class SourceError(RuntimeError):
@@ -23,25 +39,98 @@ class SourceError(RuntimeError):
 
 
 class SqlSource:
-    """The configured table, read through SQLAlchemy."""
+    """The configured table, read through SQLAlchemy. Close it (or use `with`) when done."""
 
     def __init__(self, config: Config):
         self.config = config
         if config.source.sample and not _sqlite_exists(config.source.url):
             create_sample(config.source.url)
-        self.engine = sa.create_engine(config.source.url, pool_pre_ping=True)
-        self.table = self._reflect()
+        self.engine = _engine(config.source.url)
+        try:
+            self.table = self._reflect()
+        except Exception:
+            self.engine.dispose()
+            raise
+        self.id_column = self.table.c[config.source.id_column]
+        self._legacy = {f.name: f for f in config.fields if _is_legacy(f, self.table.c[f.name])}
+
+    def rows(self, chunk_size: int | None = None, page_size: int | None = None
+             ) -> Iterator[list[dict[str, Any]]]:
+        """Every row as {column: value}, in chunks, in id order."""
+        chunk_size = chunk_size or self.config.batch.chunk_size
+        page_size = page_size or chunk_size * PAGE_CHUNKS
+        last = None
+        while True:
+            read = 0
+            for chunk in self._page(last, page_size, chunk_size):
+                read += len(chunk)
+                last = chunk[-1][self.id_column.name]
+                yield chunk
+            if read < page_size:
+                return
+
+    def rows_by_id(self, ids: Iterable[Any]) -> list[dict[str, Any]]:
+        """The rows with these ids, in id order; ids with no row are left out."""
+        ids = list(ids)
+        if not ids:
+            return []
+        query = self._select().where(self.id_column.in_(ids)).order_by(self.id_column)
+        with self._reading("read rows of"), self._connect() as conn:
+            result = conn.execute(query)
+            return self._dicts(result.keys(), result)
+
+    def row(self, row_id: Any) -> dict[str, Any] | None:
+        """One row by id, as `rows()` gives it, or None when there is no such row."""
+        found = self.rows_by_id([row_id])
+        return found[0] if found else None
+
+    def count(self) -> int:
+        with self._reading("count the rows of"), self._connect() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(self.table)).scalar_one()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> SqlSource:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _page(self, after: Any, limit: int, chunk_size: int) -> Iterator[list[dict[str, Any]]]:
+        query = self._select().order_by(self.id_column).limit(limit)
+        if after is not None:
+            query = query.where(self.id_column > after)
+        with self._reading("read rows of"), self._connect() as conn:
+            result = conn.execution_options(stream_results=True, yield_per=chunk_size).execute(query)
+            for part in result.partitions():
+                yield self._dicts(result.keys(), part)
+
+    def _select(self) -> sa.Select:
+        columns = [self.id_column]
+        for f in self.config.fields:
+            column = self.table.c[f.name]
+            columns.append(sa.cast(column, sa.LargeBinary).label(f.name) if f.name in self._legacy else column)
+        return sa.select(*columns)
+
+    def _dicts(self, keys: Iterable[str], rows: Iterable[sa.Row]) -> list[dict[str, Any]]:
+        keys = list(keys)
+        dicts = [dict(zip(keys, row)) for row in rows]  # much faster than RowMapping
+        for name, field in self._legacy.items():
+            for row in dicts:
+                row[name] = value_text(row[name], field)
+        return dicts
 
     def _reflect(self) -> sa.Table:
         src = self.config.source
         try:
-            table = sa.Table(src.table, sa.MetaData(), autoload_with=self.engine)
+            with self._connect() as conn:
+                table = sa.Table(src.table, sa.MetaData(), autoload_with=conn)
         except sa.exc.NoSuchTableError:
             raise ConfigError(f"[source] table {src.table!r} does not exist in "
                               f"{mask_url(src.url)}; check the table name") from None
         except sa.exc.SQLAlchemyError as e:
-            raise SourceError(f"cannot read the schema of {mask_url(src.url)}: "
-                              f"{type(e.orig or e).__name__}: {mask_url(str(e.orig or e))}") from None
+            raise SourceError(f"cannot read the schema of {mask_url(src.url)}: {_reason(e)}") from None
         wanted = [src.id_column] + [f.name for f in self.config.fields]
         missing = [c for c in wanted if c not in table.c]
         if missing:
@@ -50,26 +139,49 @@ class SqlSource:
                               f"[source] id_column")
         return table
 
-    def rows(self, chunk_size: int | None = None) -> Iterator[list[dict[str, Any]]]:
-        """Every row as {column: value}, in chunks, in id order."""
-        chunk_size = chunk_size or self.config.batch.chunk_size
-        id_col = self.table.c[self.config.source.id_column]
-        columns = [id_col] + [self.table.c[f.name] for f in self.config.fields]
-        last = None
-        while True:
-            query = sa.select(*columns).order_by(id_col).limit(chunk_size)
-            if last is not None:
-                query = query.where(id_col > last)
-            with self.engine.connect() as conn:
-                chunk = [dict(r._mapping) for r in conn.execute(query)]
-            if not chunk:
-                return
-            yield chunk
-            last = chunk[-1][id_col.name]
+    def _connect(self) -> sa.Connection:
+        try:
+            return self.engine.connect()
+        except sa.exc.DBAPIError as e:
+            url = self.config.source.url
+            raise SourceError(f"cannot connect to the source database {_host(url)}({mask_url(url)}): "
+                              f"{_reason(e)}; check that it is running and reachable, and [source] url "
+                              f"(or DEDUP_SQL_URL)") from None
 
-    def count(self) -> int:
-        with self.engine.connect() as conn:
-            return conn.execute(sa.select(sa.func.count()).select_from(self.table)).scalar_one()
+    @contextlib.contextmanager
+    def _reading(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except sa.exc.DBAPIError as e:
+            raise SourceError(f"cannot {doing} {self.config.source.table!r} in "
+                              f"{mask_url(self.config.source.url)}: {_reason(e)}") from None
+
+
+def _engine(url: str) -> sa.Engine:
+    try:
+        parsed = make_url(url)
+        connect_args = {}
+        if parsed.get_dialect().driver in ("pymysql", "mysqldb") and "connect_timeout" not in parsed.query:
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT_S  # fail fast on an unreachable host
+        return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    except (sa.exc.ArgumentError, ImportError) as e:
+        raise ConfigError(f"[source] url {mask_url(url)} cannot be used: {mask_url(str(e))}") from None
+
+
+def _host(url: str) -> str:
+    """'host:port ' of a server URL, '' for a file (SQLite)."""
+    parsed = make_url(url)
+    return f"{parsed.host}:{parsed.port or 'default port'} " if parsed.host else ""
+
+
+def _is_legacy(field: Field, column: sa.Column) -> bool:
+    """A text column whose bytes are in another encoding than UTF-8."""
+    return codecs.lookup(field.encoding).name != "utf-8" and isinstance(column.type, sa.String)
+
+
+def _reason(error: sa.exc.SQLAlchemyError) -> str:
+    cause = getattr(error, "orig", None) or error
+    return f"{type(cause).__name__}: {mask_url(str(cause))}"
 
 
 def create_sample(url: str) -> None:

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real MongoDB wire-protocol server (embedded SecantusDB)."""
+"""Shared fixtures: a real MongoDB wire-protocol server (embedded SecantusDB) and a real
+MariaDB (Debian's mariadb-server, managed by tests/mariadb.py)."""
 
 import uuid
 
@@ -6,6 +7,7 @@ import pymongo
 import pytest
 
 from dedup_pipeline.embedded import EmbeddedMongo
+from tests.mariadb import MariaDB
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +30,27 @@ def mongo_db(mongo_client):
     name = f"test_{uuid.uuid4().hex[:16]}"
     yield mongo_client[name]
     mongo_client.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def mariadb(tmp_path_factory):
+    """A MariaDB server on a free loopback port for the whole session, with a utf8mb4
+    database `dedup_test`; `mariadb.restart()` brings it back on the same data and port."""
+    with MariaDB(tmp_path_factory.mktemp("mariadb")).start() as server:
+        server.execute("CREATE DATABASE dedup_test CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+        yield server
+
+
+@pytest.fixture(scope="session")
+def mariadb_url(mariadb):
+    """mysql+pymysql://root@127.0.0.1:PORT/dedup_test?charset=utf8mb4"""
+    return mariadb.url("dedup_test")
+
+
+@pytest.fixture
+def mysql_url(mariadb):
+    """The URL of a fresh, empty utf8mb4 database for one test, dropped afterwards."""
+    name = f"test_{uuid.uuid4().hex[:16]}"
+    mariadb.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+    yield mariadb.url(name)
+    mariadb.execute(f"DROP DATABASE {name}")

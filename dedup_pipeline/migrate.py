@@ -1,0 +1,129 @@
+"""Schema changes in the source database, applied with Alembic (scripts in `migrations/`).
+
+What the incremental path needs beside the user's table: `dedup_outbox`, filled by
+AFTER INSERT/UPDATE/DELETE triggers on the configured table, and `dedup_match`, the
+similar pairs found by batch and incremental runs. Alembic is embedded: no alembic.ini,
+the URL and table come from our configuration, and the applied revision is kept in its
+own table (`dedup_alembic_version`) so it never meets an application's own Alembic.
+
+`upgrade_sql()` renders the same changes as SQL for DBAs who apply them by hand. It does
+not connect, so it assumes an integer id (BIGINT); online, the id columns of the new
+tables take the type of the real id column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from alembic.util import CommandError
+from sqlalchemy.engine import make_url
+
+from .config import Config, ConfigError, mask_url
+from .source import SourceError, SqlSource
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+VERSION_TABLE = "dedup_alembic_version"
+OUTBOX_TABLE = "dedup_outbox"
+MATCH_TABLE = "dedup_match"
+BACKENDS = ("mysql", "mariadb", "sqlite")  # the migration's triggers are written for these
+PRIVILEGE_HINT = ("; creating triggers needs the TRIGGER privilege, and with binary logging "
+                  "SUPER or log_bin_trust_function_creators = 1")
+
+
+class MigrationError(SourceError):
+    """A migration could not be applied; the message names the database and the cause."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the migration scripts need to know about the configured table."""
+
+    url: str
+    table: str
+    id_column: str
+    id_type: sa.types.TypeEngine
+    version_table: str = VERSION_TABLE
+
+
+def upgrade(config: Config) -> None:
+    """Create the outbox, its triggers and dedup_match; nothing is written unless the
+    configured table and columns exist."""
+    _check_backend(config)
+    with SqlSource(config) as source, _errors(config, "upgrade"):
+        with source.engine.begin() as conn:
+            command.upgrade(_alembic_config(_target(config, source.id_column.type), connection=conn), "head")
+
+
+def downgrade(config: Config) -> None:
+    """Remove the triggers, dedup_match, dedup_outbox and the version table."""
+    _check_backend(config)
+    with SqlSource(config) as source, _errors(config, "downgrade"):
+        with source.engine.begin() as conn:
+            command.downgrade(_alembic_config(_target(config, source.id_column.type), connection=conn), "base")
+            conn.execute(_drop_version_table())
+
+
+def upgrade_sql(config: Config) -> str:
+    """The SQL of `upgrade`, values inlined, without connecting."""
+    return _offline_sql(config, command.upgrade, "head")
+
+
+def downgrade_sql(config: Config) -> str:
+    """The SQL of `downgrade`, values inlined, without connecting."""
+    sql = _offline_sql(config, command.downgrade, "head:base")
+    dialect = make_url(config.source.url).get_dialect()()
+    return f"{sql}{_drop_version_table().compile(dialect=dialect)};\n"
+
+
+def _offline_sql(config: Config, action: Callable[..., None], revision: str) -> str:
+    _check_backend(config)
+    buffer = io.StringIO()
+    with _errors(config, "render"):
+        action(_alembic_config(_target(config, sa.BigInteger()), output_buffer=buffer), revision, sql=True)
+    return buffer.getvalue()
+
+
+def _target(config: Config, id_type: sa.types.TypeEngine) -> Target:
+    return Target(config.source.url, config.source.table, config.source.id_column, id_type)
+
+
+def _alembic_config(target: Target, output_buffer: io.StringIO | None = None,
+                    connection: sa.Connection | None = None) -> AlembicConfig:
+    cfg = AlembicConfig(output_buffer=output_buffer)
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["dedup"] = target
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def _drop_version_table() -> sa.schema.DropTable:
+    return sa.schema.DropTable(sa.Table(VERSION_TABLE, sa.MetaData()), if_exists=True)
+
+
+def _check_backend(config: Config) -> None:
+    backend = make_url(config.source.url).get_backend_name()
+    if backend not in BACKENDS:
+        raise ConfigError(f"[source] url {mask_url(config.source.url)}: migrations (the outbox "
+                          f"triggers) are written for MySQL/MariaDB and SQLite, not {backend}")
+
+
+@contextlib.contextmanager
+def _errors(config: Config, doing: str) -> Iterator[None]:
+    try:
+        yield
+    except sa.exc.DBAPIError as e:
+        cause = e.orig or e
+        hint = PRIVILEGE_HINT if any(w in str(cause).lower() for w in ("denied", "privilege")) else ""
+        raise MigrationError(f"cannot {doing} the dedup tables and triggers on {config.source.table!r} "
+                             f"in {mask_url(config.source.url)}: {type(cause).__name__}: "
+                             f"{mask_url(str(cause))}{hint}") from None
+    except CommandError as e:
+        raise MigrationError(f"cannot {doing} the dedup migrations: {e}") from None

@@ -1,0 +1,135 @@
+"""Migrations on a real MariaDB (and SQLite): the outbox, its triggers and dedup_match come
+and go cleanly, the triggers enqueue the right operations, and a DBA gets the SQL."""
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+
+from dedup_pipeline import migrate
+from dedup_pipeline.cli import main
+from dedup_pipeline.config import ConfigError, parse_config
+from dedup_pipeline.embedded import free_port
+
+OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE}
+
+
+def config_for(url, fields=None):
+    return parse_config({"source": {"url": url, "table": "petition"},
+                         "fields": fields or {"title": "short", "content": "long"}}, {})
+
+
+@pytest.fixture
+def petition(mysql_url):
+    """An engine on a fresh MariaDB database holding a `petition` table."""
+    return create_petition(mysql_url)
+
+
+def create_petition(url):
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        sa.Table("petition", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
+                 sa.Column("title", sa.String(100)), sa.Column("content", sa.Text)).create(conn)
+    return engine
+
+
+def url_of(engine):
+    return engine.url.render_as_string(hide_password=False)
+
+
+def tables(engine):
+    return set(sa.inspect(engine).get_table_names())
+
+
+def outbox(conn):
+    return conn.execute(sa.text("SELECT row_id, op FROM dedup_outbox ORDER BY id")).all()
+
+
+def change_rows(engine):
+    """Insert 1 and 2, update 1, move 2 to 20, delete 1: through the triggers."""
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO petition (id, title) VALUES (1, 'a'), (2, 'b')"))
+        conn.execute(sa.text("UPDATE petition SET content = '物业乱收费 😀' WHERE id = 1"))
+        conn.execute(sa.text("UPDATE petition SET id = 20 WHERE id = 2"))
+        conn.execute(sa.text("DELETE FROM petition WHERE id = 1"))
+        return outbox(conn)
+
+
+EXPECTED_OPS = [(1, "insert"), (2, "insert"), (1, "update"), (20, "update"), (2, "delete"), (1, "delete")]
+
+
+def test_upgrade_creates_the_outbox_triggers_and_match_table(petition):
+    migrate.upgrade(config_for(url_of(petition)))
+    assert tables(petition) == {"petition"} | OURS
+    inspector = sa.inspect(petition)
+    assert {ix["name"] for ix in inspector.get_indexes("dedup_outbox")} >= {"ix_dedup_outbox_pending",
+                                                                            "ix_dedup_outbox_row_id"}
+    assert inspector.get_pk_constraint("dedup_match")["constrained_columns"] == ["row_id", "similar_id"]
+    assert {ix["name"] for ix in inspector.get_indexes("dedup_match")} >= {"ix_dedup_match_similar_id"}
+    with petition.connect() as conn:
+        triggers = conn.execute(sa.text("SELECT trigger_name, event_manipulation FROM information_schema.triggers "
+                                        "WHERE event_object_schema = DATABASE()")).all()
+    assert sorted(triggers) == [("dedup_petition_delete", "DELETE"), ("dedup_petition_insert", "INSERT"),
+                                ("dedup_petition_update", "UPDATE")]
+
+
+def test_inserts_updates_and_deletes_enqueue_their_row_ids(petition):
+    migrate.upgrade(config_for(url_of(petition)))
+    assert change_rows(petition) == EXPECTED_OPS
+    with petition.connect() as conn:
+        pending = conn.execute(sa.text("SELECT COUNT(*) FROM dedup_outbox WHERE done_at IS NULL "
+                                       "AND attempts = 0 AND enqueued_at IS NOT NULL")).scalar_one()
+    assert pending == len(EXPECTED_OPS)
+
+
+def test_downgrade_removes_everything_and_upgrade_works_again_through_the_cli(petition, tmp_path):
+    url = url_of(petition)
+    (tmp_path / "c.toml").write_text(f'[source]\nurl = "{url}"\ntable = "petition"\n'
+                                     f'[fields]\ntitle = "short"\ncontent = "long"\n', encoding="utf-8")
+    run = lambda *args: CliRunner().invoke(main, ["migrate", "--config", str(tmp_path / "c.toml"), *args])
+    assert run().exit_code == 0
+    assert run().exit_code == 0  # a second upgrade changes nothing
+    result = run("--downgrade")
+    assert result.exit_code == 0, result.output
+    assert tables(petition) == {"petition"}
+    with petition.begin() as conn:
+        assert conn.execute(sa.text("SELECT COUNT(*) FROM information_schema.triggers "
+                                    "WHERE event_object_schema = DATABASE()")).scalar_one() == 0
+        conn.execute(sa.text("INSERT INTO petition (id, title) VALUES (7, 'still writable')"))
+        conn.execute(sa.text("DELETE FROM petition WHERE id = 7"))
+    assert run().exit_code == 0
+    assert change_rows(petition) == EXPECTED_OPS
+
+
+def test_a_missing_column_is_a_clear_error_and_nothing_is_written(petition):
+    config = config_for(url_of(petition), {"title": "short", "body": "long"})
+    with pytest.raises(ConfigError, match=r"column body not in table 'petition'"):
+        migrate.upgrade(config)
+    assert tables(petition) == {"petition"}
+
+
+def test_migrate_sql_prints_the_sql_without_connecting():
+    url = f"mysql+pymysql://dedup:s3cret@127.0.0.1:{free_port()}/petitions"  # nobody listens
+    sql = migrate.upgrade_sql(config_for(url))
+    assert "CREATE TABLE dedup_outbox" in sql and "CREATE TABLE dedup_match" in sql
+    assert "CREATE TRIGGER dedup_petition_insert AFTER INSERT ON petition FOR EACH ROW INSERT INTO" in sql
+    assert "s3cret" not in sql
+    down = migrate.downgrade_sql(config_for(url))
+    assert "DROP TRIGGER IF EXISTS dedup_petition_update" in down and "DROP TABLE dedup_outbox" in down
+
+
+def test_migrate_sql_on_the_cli_prints_create_trigger(tmp_path):
+    (tmp_path / "c.toml").write_text(f'[source]\nurl = "mysql+pymysql://u:p@127.0.0.1:{free_port()}/db"\n'
+                                     f'table = "petition"\n[fields]\ncontent = "long"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["migrate", "--sql", "--config", str(tmp_path / "c.toml")])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("CREATE TRIGGER") == 3
+
+
+def test_sqlite_gets_the_same_outbox_and_triggers(tmp_path):
+    engine = create_petition(f"sqlite:///{tmp_path}/p.db")
+    config = config_for(url_of(engine))
+    migrate.upgrade(config)
+    assert tables(engine) == {"petition"} | OURS
+    assert change_rows(engine) == EXPECTED_OPS
+    migrate.downgrade(config)
+    assert tables(engine) == {"petition"}
