@@ -1,0 +1,497 @@
+"""Admin reports: one self-contained HTML page (summary, charts, the top groups side by
+side with their differences highlighted, search and filters) and CSV / JSONL exports of
+every group and pair.
+
+Independent of where the results are stored: the caller fills a ReportData. Every database
+value reaches the page as text: Jinja2 autoescapes it, the data for the page's script is
+JSON with <, > and & escaped (Jinja2's `tojson`), and a Content-Security-Policy lets only
+the page's own script and style run and nothing be fetched. Charts are inline SVG drawn
+by the template from geometry computed here: no JavaScript, no network.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import datetime as dt
+import hashlib
+import json
+import math
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import jinja2
+from markupsafe import Markup
+
+MAX_ROWS_SHOWN = 30  # rows of one group on the page; the exports hold all
+MAX_PAIRS_SHOWN = 40  # pairs listed under one group
+TEXT_LIMIT = 4000  # characters of one text shown (and diffed) on the page
+TOP_CATEGORIES = 12
+SIZE_BINS = [(2, 2), (3, 3), (4, 4), (5, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, None)]
+
+Table = tuple[list[str], Iterable[Sequence[Any]]]  # header, rows: what the exports write
+
+
+@dataclass
+class ReportData:
+    """Everything a report shows. `rows` needs only the rows that are in a group (others
+    are ignored); `groups` of fewer than two rows are ignored; `labels` gives display
+    names for columns (e.g. {"title": "标题"})."""
+
+    rows: Mapping[Any, Mapping[str, Any]]
+    pairs: Sequence[tuple[Any, Any, float]]
+    groups: Sequence[Sequence[Any]]
+    computed_at: dt.datetime
+    settings: Mapping[str, Any]
+    rows_scanned: int
+    date_column: str | None = None
+    category_column: str | None = None
+    text_column: str | None = None
+    short_columns: Sequence[str] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+LABELS = {
+    "zh": {
+        "html_lang": "zh-CN", "title": "信访重复检测报告", "summary": "概览",
+        "rows_scanned": "扫描行数", "rows_similar": "有相似行的行数", "dup_rate": "重复率",
+        "groups": "重复组数", "largest": "最大组（行）", "mean_size": "平均组大小",
+        "pairs": "相似对数", "computed_at": "计算时间", "settings": "参数",
+        "charts": "图表", "by_month": "重复行数（按月）", "by_category": "重复行数（按类别）",
+        "group_sizes": "组大小分布（组数）", "distances": "相似对的距离分布（对数）",
+        "groups_heading": "重复组",
+        "shown": "页面显示 {shown} 组（最大的 {top} 组与最新的 {top} 组），另有 {more} 组未显示；"
+                 "完整列表见 CSV / JSONL 导出。",
+        "search": "搜索", "search_hint": "编号、姓名、内容……", "category": "类别", "all": "全部",
+        "date_from": "起始日期", "date_to": "截止日期", "sort": "排序",
+        "by_size": "按组大小", "by_recent": "按最近日期", "matching": "{n} 组符合条件",
+        "id": "编号", "date": "日期", "text": "内容", "distance": "与首行距离",
+        "group": "组", "rows": "行", "latest": "最近", "base": "首行",
+        "pairs_in_group": "相似对：", "more_rows": "另有 {n} 行未显示", "more_pairs": "另有 {n} 对",
+        "empty": "（空）", "other": "其他（{n} 类）", "no_groups": "没有找到重复组。",
+        "shown_all": "共 {shown} 组，全部显示。", "legend_added": "新增或改动", "legend_removed": "删去",
+        "legend": "每行与本组首行（最早的一行）逐字比较。",
+        "truncated": "……（全文见导出）", "footer": "由 dedup-pipeline 生成，离线可用。",
+    },
+    "en": {
+        "html_lang": "en", "title": "Duplicate petitions report", "summary": "Summary",
+        "rows_scanned": "Rows scanned", "rows_similar": "Rows with a similar row",
+        "dup_rate": "Duplicate rate", "groups": "Groups", "largest": "Largest group (rows)",
+        "mean_size": "Mean group size", "pairs": "Similar pairs", "computed_at": "Computed at",
+        "settings": "Settings", "charts": "Charts", "by_month": "Duplicate rows by month",
+        "by_category": "Duplicate rows by category", "group_sizes": "Group sizes (groups)",
+        "distances": "Distances of similar pairs (pairs)", "groups_heading": "Groups",
+        "shown": "Showing {shown} groups (the {top} largest and the {top} most recent); "
+                 "{more} more are not shown: the CSV / JSONL exports hold them all.",
+        "search": "Search", "search_hint": "id, name, text…", "category": "Category",
+        "all": "All", "date_from": "From", "date_to": "To", "sort": "Sort",
+        "by_size": "Largest first", "by_recent": "Most recent first",
+        "matching": "{n} groups match", "id": "Id", "date": "Date", "text": "Text",
+        "distance": "Distance to first row", "group": "Group", "rows": "rows",
+        "latest": "latest", "base": "first row", "pairs_in_group": "Similar pairs:",
+        "more_rows": "{n} more rows not shown", "more_pairs": "{n} more pairs",
+        "empty": "(empty)", "other": "Other ({n} categories)", "no_groups": "No duplicate groups found.",
+        "shown_all": "All {shown} groups are shown.", "legend_added": "added or changed",
+        "legend_removed": "removed",
+        "legend": "each row compared character by character with the group's first (earliest) row.",
+        "truncated": "… (full text in the exports)", "footer": "Made by dedup-pipeline; works offline.",
+    },
+}
+
+
+# ---------------------------------------------------------------- the page
+
+def render_html(data: ReportData, lang: str = "zh", top: int = 200) -> str:
+    """The whole report as one self-contained HTML document."""
+    if lang not in LABELS:
+        raise ValueError(f"lang must be one of {', '.join(LABELS)}, got {lang!r}")
+    t = LABELS[lang]
+    groups = numbered_groups(data)
+    days = _days(data, groups)
+    shown = _shown(groups, days, top)
+    within = _pairs_within(data, shown)
+    index = [_group_index(data, n, ids, days, t) for n, ids in shown]
+    script, style = _asset("report.js"), _asset("report.css")
+    return _env().get_template("report.html.j2").render(
+        t=t, summary=_summary(data, groups), settings=_settings_view(data.settings),
+        charts=_charts(data, groups, days, t), columns=_column_names(data),
+        groups=[_group_view(data, n, ids, days, within.get(n, []), t) for n, ids in shown],
+        index=index, categories=sorted({c for g in index for c in g["cats"]}),
+        has_dates=bool(data.date_column), more=len(groups) - len(shown), top=top,
+        script=Markup(script), style=Markup(style), csp=_csp(script, style),
+    )
+
+
+def numbered_groups(data: ReportData) -> list[tuple[int, Sequence[Any]]]:
+    """(number, row ids) of every group of two or more rows; numbers count from 1 and are
+    the same on the page and in the exports."""
+    return list(enumerate((g for g in data.groups if len(g) > 1), start=1))
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("dedup_pipeline", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": True}
+    env.filters["num"] = lambda n: f"{n:,}"
+    env.filters["px"] = lambda v: f"{v:.1f}"
+    return env
+
+
+@lru_cache(maxsize=None)
+def _asset(name: str) -> str:
+    return resources.files("dedup_pipeline").joinpath(f"templates/{name}").read_text("utf-8")
+
+
+def _csp(script: str, style: str) -> str:
+    """Only this page's own script and style run; nothing is fetched from anywhere."""
+    def sha(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+    return (f"default-src 'none'; script-src {sha(script)}; style-src {sha(style)}; "
+            "img-src data:; base-uri 'none'; form-action 'none'")
+
+
+def _summary(data: ReportData, groups: list[tuple[int, Sequence[Any]]]) -> dict[str, Any]:
+    sizes = [len(ids) for _, ids in groups]
+    similar = sum(sizes)
+    computed = data.computed_at
+    return {
+        "rows_scanned": data.rows_scanned, "rows_similar": similar,
+        "dup_rate": f"{similar / data.rows_scanned:.2%}" if data.rows_scanned else "—",
+        "groups": len(groups), "largest": max(sizes, default=0),
+        "mean_size": f"{statistics.fmean(sizes):.1f}" if sizes else "—", "pairs": len(data.pairs),
+        "computed_at": computed.strftime("%Y-%m-%d %H:%M") + (f" {computed.tzname()}" if computed.tzinfo else ""),
+    }
+
+
+def _settings_view(settings: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """Each setting as lines of text: a mapping gives one line per key."""
+    def flat(value: Any) -> str:
+        if isinstance(value, Mapping):
+            return ", ".join(f"{k}={flat(v)}" for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return ", ".join(flat(v) for v in value)
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    return [(str(key), [f"{k}: {flat(v)}" for k, v in value.items()] if isinstance(value, Mapping)
+             else [flat(value)]) for key, value in settings.items()]
+
+
+def _column_names(data: ReportData) -> list[str]:
+    return [data.labels.get(c, c) for c in data.short_columns]
+
+
+# ---------------------------------------------------------------- dates and choosing groups
+
+def _day(value: Any) -> dt.date | None:
+    """A date from a datetime, a date or an ISO-like string; None when there is none."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str) and len(value) >= 10:
+        try:
+            return dt.date.fromisoformat(value[:10])
+        except ValueError:
+            return None
+    return None
+
+
+def _days(data: ReportData, groups: list[tuple[int, Sequence[Any]]]) -> dict[Any, dt.date | None]:
+    """The date of every grouped row."""
+    column = data.date_column
+    if not column:
+        return {}
+    return {rid: _day(data.rows.get(rid, {}).get(column)) for _, ids in groups for rid in ids}
+
+
+def _latest(ids: Sequence[Any], days: Mapping[Any, dt.date | None]) -> dt.date | None:
+    return max((d for d in (days.get(i) for i in ids) if d), default=None)
+
+
+def _shown(groups: list[tuple[int, Sequence[Any]]], days: Mapping[Any, dt.date | None],
+           top: int) -> list[tuple[int, Sequence[Any]]]:
+    """The `top` largest groups and the `top` most recent, largest first."""
+    largest = sorted(groups, key=lambda g: (-len(g[1]), g[0]))[:top]
+    recent = sorted(groups, key=lambda g: (_latest(g[1], days) or dt.date.min, -g[0]), reverse=True)[:top]
+    chosen = {n: ids for n, ids in largest + recent}
+    return sorted(chosen.items(), key=lambda g: (-len(g[1]), g[0]))
+
+
+# ---------------------------------------------------------------- charts
+
+def _charts(data: ReportData, groups: list[tuple[int, Sequence[Any]]],
+            days: Mapping[Any, dt.date | None], t: Mapping[str, str]) -> list[dict[str, Any]]:
+    charts = []
+    if data.date_column:
+        charts.append(column_chart(t["by_month"], _by_month(days)))
+    if data.category_column:
+        charts.append(bar_chart(t["by_category"], _by_category(data, groups, t)))
+    charts.append(column_chart(t["group_sizes"], _size_bins([len(ids) for _, ids in groups])))
+    charts.append(column_chart(t["distances"], _distance_bins([p[2] for p in data.pairs])))
+    return charts
+
+
+def _by_month(days: Mapping[Any, dt.date | None]) -> list[tuple[str, int]]:
+    """Grouped rows per month, every month from the first to the last (per year past 6 years)."""
+    counts = Counter((d.year, d.month) for d in days.values() if d)
+    if not counts:
+        return []
+    (y0, m0), (y1, m1) = min(counts), max(counts)
+    span = (y1 - y0) * 12 + m1 - m0 + 1
+    if span > 72:
+        years = Counter()
+        for (y, _), n in counts.items():
+            years[y] += n
+        return [(str(y), years[y]) for y in range(y0, y1 + 1)]
+    months = [((y0 * 12 + m0 - 1 + i) // 12, (m0 - 1 + i) % 12 + 1) for i in range(span)]
+    return [(f"{y}-{m:02d}", counts[y, m]) for y, m in months]
+
+
+def _by_category(data: ReportData, groups: list[tuple[int, Sequence[Any]]],
+                 t: Mapping[str, str]) -> list[tuple[str, int]]:
+    counts = Counter(_category(data, rid, t) for _, ids in groups for rid in ids)
+    ranked = counts.most_common()
+    if len(ranked) <= TOP_CATEGORIES + 3:
+        return ranked
+    head, tail = ranked[:TOP_CATEGORIES], ranked[TOP_CATEGORIES:]
+    head.append((t["other"].format(n=len(tail)), sum(n for _, n in tail)))
+    return head
+
+
+def _category(data: ReportData, rid: Any, t: Mapping[str, str]) -> str:
+    value = _text(data.rows.get(rid, {}).get(data.category_column or ""))
+    return value or t["empty"]
+
+
+def _size_bins(sizes: list[int]) -> list[tuple[str, int]]:
+    by_size = Counter(sizes)
+    counts = [sum(n for s, n in by_size.items() if lo <= s and (hi is None or s <= hi)) for lo, hi in SIZE_BINS]
+    labels = [str(lo) if lo == hi else f"{lo}–{hi}" if hi else f">{lo - 1}" for lo, hi in SIZE_BINS]
+    last = max((i for i, n in enumerate(counts) if n), default=0)
+    return list(zip(labels, counts))[:max(last + 1, 4)]
+
+
+def _distance_bins(distances: list[float]) -> list[tuple[str, int]]:
+    """One bar per whole distance (Hamming); ten equal bins for fractional scores."""
+    if not distances:
+        return []
+    counts = Counter(distances)
+    if all(float(d).is_integer() and 0 <= d <= 64 for d in counts):
+        return [(str(d), counts.get(d, 0)) for d in range(int(max(counts)) + 1)]
+    lo, hi = min(counts), max(counts)
+    width = (hi - lo) / 10 or 1
+    bins = Counter()
+    for d, n in counts.items():
+        bins[min(int((d - lo) / width), 9)] += n
+    return [(f"{lo + i * width:.2f}", bins[i]) for i in range(10)]
+
+
+def _ticks(top: int) -> list[int]:
+    """Round gridline values from 0 to at least `top`."""
+    if top <= 0:
+        return [0]
+    raw = top / 4
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    step = max(1, int(step))
+    return list(range(0, int(step * math.ceil(top / step)) + 1, step))
+
+
+def column_chart(title: str, items: list[tuple[str, int]], width: int = 560, height: int = 240) -> dict[str, Any]:
+    """Geometry of a vertical bar chart; the template draws it as SVG."""
+    left, right, top_pad, bottom = 48, 8, 16, 46
+    plot_w, plot_h = width - left - right, height - top_pad - bottom
+    ticks = _ticks(max((n for _, n in items), default=0))
+    scale = plot_h / (ticks[-1] or 1)
+    slot = plot_w / max(len(items), 1)
+    every = max(1, math.ceil(len(items) / 12))  # at most ~12 axis labels
+    bars = [{"x": left + i * slot + slot * 0.15, "w": slot * 0.7, "h": n * scale,
+             "y": top_pad + plot_h - n * scale, "label": label, "value": n,
+             "cx": left + (i + 0.5) * slot, "show_label": i % every == 0}
+            for i, (label, n) in enumerate(items)]
+    grid = [{"y": top_pad + plot_h - v * scale, "value": v} for v in ticks]
+    return {"kind": "columns", "title": title, "width": width, "height": height, "bars": bars,
+            "grid": grid, "left": left, "right": width - right, "base": top_pad + plot_h,
+            "show_values": len(items) <= 16, "rotate": len(items) > 8, "empty": not items}
+
+
+def bar_chart(title: str, items: list[tuple[str, int]], width: int = 560) -> dict[str, Any]:
+    """Geometry of a horizontal bar chart (long labels such as categories)."""
+    left, right, row = 150, 56, 22
+    biggest = max((n for _, n in items), default=0) or 1
+    bars = [{"y": 8 + i * row, "h": row - 6, "w": (width - left - right) * n / biggest,
+             "label": label if len(label) <= 10 else label[:9] + "…", "full": label, "value": n}
+            for i, (label, n) in enumerate(items)]
+    return {"kind": "bars", "title": title, "width": width, "height": max(8 + len(items) * row + 8, 60),
+            "bars": bars, "left": left, "empty": not items}
+
+
+# ---------------------------------------------------------------- groups
+
+def _pairs_within(data: ReportData, shown: list[tuple[int, Sequence[Any]]]) -> dict[int, list]:
+    """The pairs inside each shown group, by group number: one pass over all pairs."""
+    group_of = {rid: n for n, ids in shown for rid in ids}
+    found: dict[int, list] = defaultdict(list)
+    for a, b, d in data.pairs:
+        g = group_of.get(a)
+        if g is not None and group_of.get(b) == g:
+            found[g].append((a, b, d))
+    return found
+
+
+def _group_view(data: ReportData, number: int, ids: Sequence[Any], days: Mapping[Any, dt.date | None],
+                pairs: list, t: Mapping[str, str]) -> dict[str, Any]:
+    """One group as the template shows it: its rows oldest first, each text diffed
+    against the first row's."""
+    members = sorted(ids, key=lambda i: (days.get(i) or dt.date.max, str(i)))
+    rows = [data.rows.get(i, {}) for i in members[:MAX_ROWS_SHOWN]]
+    base_id, base = members[0], rows[0]
+    base_text = _text(base.get(data.text_column or ""))[:TEXT_LIMIT]
+    group_pairs = sorted(pairs, key=lambda p: (p[2], str(p[0]), str(p[1])))
+    to_base = {(b if a == base_id else a): d for a, b, d in group_pairs if base_id in (a, b)}
+    view_rows = []
+    for k, (rid, row) in enumerate(zip(members, rows)):
+        text = _text(row.get(data.text_column or ""))
+        shown_text = text[:TEXT_LIMIT]
+        view_rows.append({
+            "id": str(rid), "date": _when(row.get(data.date_column or "")),
+            "short": [(_text(row.get(c)), k > 0 and _text(row.get(c)) != _text(base.get(c)))
+                      for c in data.short_columns],
+            "segments": diff_segments(base_text, shown_text) if k else [("same", shown_text)],
+            "truncated": len(text) > TEXT_LIMIT, "distance": "" if k == 0 else _fmt(to_base.get(rid)),
+        })
+    latest = _latest(ids, days)
+    return {"number": number, "size": len(ids), "rows": view_rows, "more_rows": len(ids) - len(rows),
+            "latest": latest.isoformat() if latest else "",
+            "categories": sorted({_category(data, i, t) for i in ids}) if data.category_column else [],
+            "pairs": [(str(a), str(b), _fmt(d)) for a, b, d in group_pairs[:MAX_PAIRS_SHOWN]],
+            "more_pairs": max(0, len(group_pairs) - MAX_PAIRS_SHOWN)}
+
+
+def _group_index(data: ReportData, number: int, ids: Sequence[Any],
+                 days: Mapping[Any, dt.date | None], t: Mapping[str, str]) -> dict[str, Any]:
+    """What the page's script filters and sorts on."""
+    dates = [d for d in (days.get(i) for i in ids) if d]
+    return {"n": number, "size": len(ids),
+            "first": min(dates).isoformat() if dates else "", "last": max(dates).isoformat() if dates else "",
+            "cats": sorted({_category(data, i, t) for i in ids}) if data.category_column else []}
+
+
+def diff_segments(base: str, text: str) -> list[tuple[str, str]]:
+    """`text` as (kind, characters) pieces against `base`: "same", "added" (new or changed
+    here) or "removed" (in base, not here). Character-level difflib; no autojunk, which
+    would treat common Chinese characters as noise."""
+    pieces = []
+    matcher = SequenceMatcher(None, base, text, autojunk=False)
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            pieces.append(("same", text[b0:b1]))
+            continue
+        if a1 > a0:
+            pieces.append(("removed", base[a0:a1]))
+        if b1 > b0:
+            pieces.append(("added", text[b0:b1]))
+    return pieces
+
+
+def _text(value: Any) -> str:
+    """A database value as display text; NULL is empty."""
+    if value is None:
+        return ""
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ", timespec="seconds")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def _when(value: Any) -> str:
+    """A date or time to the minute: 2025-03-01 09:30; other values as they are."""
+    text = _text(value)
+    return text[:16].replace("T", " ") if _day(value) and len(text) > 10 else text
+
+
+def _fmt(distance: Any) -> str:
+    if distance is None:
+        return "—"
+    return f"{distance:g}" if isinstance(distance, float) else str(distance)
+
+
+# ---------------------------------------------------------------- exports
+
+def groups_table(data: ReportData, columns: Sequence[str]) -> Table:
+    """Every row of every group: group number, group size, id and the chosen columns."""
+    def rows() -> Iterator[list[Any]]:
+        for number, ids in numbered_groups(data):
+            for rid in ids:
+                row = data.rows.get(rid, {})
+                yield [number, len(ids), rid, *(row.get(c) for c in columns)]
+    return ["group", "group_size", "id", *columns], rows()
+
+
+def pairs_table(data: ReportData, columns: Sequence[str]) -> Table:
+    """Every similar pair: its group, both ids, the distance and the chosen columns of both."""
+    def rows() -> Iterator[list[Any]]:
+        group_of = {rid: n for n, ids in numbered_groups(data) for rid in ids}
+        for a, b, d in data.pairs:
+            ra, rb = data.rows.get(a, {}), data.rows.get(b, {})
+            yield [group_of.get(a), a, b, d, *(ra.get(c) for c in columns), *(rb.get(c) for c in columns)]
+    return (["group", "id_a", "id_b", "distance", *(f"{c}_a" for c in columns), *(f"{c}_b" for c in columns)],
+            rows())
+
+
+def write_csv(path: str, table: Table) -> int:
+    """CSV in UTF-8 with a byte-order mark, so Excel reads Chinese correctly. A text that
+    Excel would run as a formula (=, +, -, @ at the start, not a number) gets a leading '.
+    Returns the number of data rows."""
+    header, rows = table
+    count = 0
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow([_csv_cell(v) for v in row])
+            count += 1
+    return count
+
+
+def write_jsonl(path: str, table: Table) -> int:
+    """One JSON object per line, UTF-8, values as they are (dates as ISO text)."""
+    header, rows = table
+    count = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(dict(zip(header, row)), ensure_ascii=False, default=_json_default) + "\n")
+            count += 1
+    return count
+
+
+def _csv_cell(value: Any) -> str:
+    text = value if type(value) is str else _text(value)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return str(value)
