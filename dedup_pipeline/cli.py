@@ -176,6 +176,106 @@ def migrate(config: Config, sql: bool, down: bool) -> None:
     click.echo(f"dedup_outbox, its triggers on {where}, and dedup_match are up to date")
 
 
+EXIT_SIMILAR = 3  # check, add --id: similar rows found
+
+
+@main.command()
+@with_config
+@click.option("--id", "row_id", help="Check this row of the configured table (never against itself).")
+@click.option("--text", help="Check this text, read as the first long field.")
+@click.option("--mode", type=click.Choice(["exists", "all"]), default="all", show_default=True,
+              help="exists: stop at the first similar row; all: every similar row, nearest first.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def check(config: Config, row_id: str | None, text: str | None, mode: str, as_json: bool) -> None:
+    """增量处理: list the stored rows similar to a row (--id) or a text (--text).
+
+    Exit codes, for a trigger or a script: 0 no similar row, 3 similar rows found,
+    1 an error (database, input), 2 a configuration or usage error.
+
+    Example: dedup-pipeline check --id 1042 --mode exists || echo "1042 repeats a stored row"
+    """
+    if (row_id is None) == (text is None):
+        raise click.UsageError("give --id N or --text TEXT")
+    row = text if row_id is None else _source_row(config, row_id)
+    own_id = None if row_id is None else row[config.source.id_column]
+    matches = _with_index(config, lambda index: index.check(row, mode, exclude=own_id))
+    if as_json:
+        similar = [{"id": m.row, "distance": m.distance} for m in matches]
+        click.echo(json.dumps({"mode": mode, "similar": similar}, ensure_ascii=False, default=str))
+    else:
+        for match in matches:
+            click.echo(f"{match.row}\t{match.distance}")
+        if not matches:
+            click.echo("no similar row", err=True)
+    click.get_current_context().exit(EXIT_SIMILAR if matches else EXIT_OK)
+
+
+@main.command()
+@with_config
+@click.option("--id", "row_ids", multiple=True, help="Add this row of the configured table (repeatable).")
+@click.option("--all", "add_all", is_flag=True, help="Add every row of the configured table.")
+def add(config: Config, row_ids: tuple[str, ...], add_all: bool) -> None:
+    """增量处理: file rows in the stored index; a changed row leaves its old blocks.
+
+    Each row added by --id is checked too: its similar rows are printed as
+    `added-id<TAB>similar-id<TAB>distance`. Rows a killed run left half-filed are
+    completed first. Exit codes: 0 added, no similar row; 3 similar rows found;
+    1 an error (database, input); 2 a configuration or usage error.
+
+    Example: dedup-pipeline add --all && dedup-pipeline add --id 1043
+    """
+    if bool(row_ids) == add_all:
+        raise click.UsageError("give --id N (repeatable) or --all")
+    from .source import SqlSource
+
+    with SqlSource(config) as source:
+        rows = [_source_row(config, i, source) for i in row_ids]
+        found = _with_index(config, lambda index: _add_rows(index, config, source, rows))
+    for added, matches in found.items():
+        for match in matches:
+            click.echo(f"{added}\t{match.row}\t{match.distance}")
+    click.get_current_context().exit(EXIT_SIMILAR if any(found.values()) else EXIT_OK)
+
+
+def _add_rows(index: Any, config: Config, source: Any, rows: list[dict]) -> dict:
+    """Repair, then add the given rows (checking each) or, with none given, every row."""
+    repaired = index.repair()
+    if repaired:
+        click.echo(f"completed {repaired:,} half-filed row(s) of an earlier run", err=True)
+    id_column = config.source.id_column
+    if rows:
+        return {row[id_column]: index.add_and_check(row[id_column], row) for row in rows}
+    written = index.add_many((row[id_column], row) for chunk in source.rows() for row in chunk)
+    click.echo(f"added {written:,} new or changed row(s) of {config.source.table}", err=True)
+    return {}
+
+
+def _source_row(config: Config, row_id: str, source: Any = None) -> dict:
+    """A row of the configured table by id, from `source` or a new connection."""
+    if source is None:
+        from .source import SqlSource
+
+        with SqlSource(config) as source:
+            return _source_row(config, row_id, source)
+    row = source.row(row_id)
+    if row is None:
+        raise CliError(f"no row with {config.source.id_column} = {row_id} in {config.source.table!r}")
+    return row
+
+
+def _with_index(config: Config, use: Callable[[Any], Any]) -> Any:
+    """Open the incremental index (configured MongoDB, else the embedded one), call
+    `use(index)`, and turn store errors into a CLI error."""
+    from .incremental import open_incremental
+    from .store import StoreError
+
+    try:
+        with open_incremental(config) as index:
+            return use(index)
+    except StoreError as e:
+        raise CliError(str(e)) from None
+
+
 def _short_url(config: Config) -> str:
     from .config import mask_url
 

@@ -54,3 +54,15 @@ def mysql_url(mariadb):
     mariadb.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
     yield mariadb.url(name)
     mariadb.execute(f"DROP DATABASE {name}")
+
+
+@pytest.fixture
+def memory_db(monkeypatch):
+    """A mongomock database: fast unit tests of what needs no real server."""
+    import mongomock.collection
+
+    # pymongo >= 4.9 passes `sort` to every bulk update; mongomock 4.3 does not know it.
+    add_update = mongomock.collection.BulkOperationBuilder.add_update
+    monkeypatch.setattr(mongomock.collection.BulkOperationBuilder, "add_update",
+                        lambda self, *args, sort=None, **kwargs: add_update(self, *args, **kwargs))
+    return mongomock.MongoClient().dedup

@@ -1,0 +1,124 @@
+"""`dedup-pipeline check` and `add`: exit codes, output, the embedded store kept across runs,
+a MongoDB URI, an unreachable MongoDB, rows left half-filed."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from dedup_pipeline.cli import main
+from dedup_pipeline.embedded import free_port
+from dedup_pipeline.simhash import fingerprint_many
+from dedup_pipeline.store import MongoStore, StoreError
+from tests.test_incremental import CONFIG, K, sample_rows
+from tests.test_store import Intercepted, fail_on, problems
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    """Runs the CLI in an empty folder with the built-in configuration and no environment:
+    the bundled sample in SQLite and the embedded store, both under ./dedup-data."""
+    monkeypatch.chdir(tmp_path)
+    for var in ("DEDUP_CONFIG", "DEDUP_SQL_URL", "DEDUP_MONGO_URI"):
+        monkeypatch.delenv(var, raising=False)
+    return lambda *args: CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def neighbours():
+    """Each sample row id -> {id of a row within k: distance}, by brute force."""
+    rows = sample_rows()
+    fps = fingerprint_many(rows, CONFIG.featurizer()).tolist()
+    return {a["id"]: {b["id"]: (fa ^ fb).bit_count() for b, fb in zip(rows, fps)
+                      if b is not a and (fa ^ fb).bit_count() <= K} for a, fa in zip(rows, fps)}
+
+
+@pytest.fixture
+def in_mongo_uri(monkeypatch, mongo_uri, mongo_client):
+    """DEDUP_MONGO_URI set to the test server; its `dedup` database dropped before and after."""
+    monkeypatch.setenv("DEDUP_MONGO_URI", mongo_uri)
+    mongo_client.drop_database("dedup")
+    yield mongo_client.dedup
+    mongo_client.drop_database("dedup")
+
+
+def with_neighbours(neighbours, count=1):
+    return [row for row, near in sorted(neighbours.items()) if near][:count]
+
+
+@pytest.mark.parametrize("name", ["check", "add"])
+def test_help_gives_the_exit_codes_and_an_example(run, name):
+    result = run(name, "--help")
+    assert "0 " in result.output and "3 similar rows found" in result.output
+    assert "Example: dedup-pipeline " + name in result.output
+
+
+def test_check_of_a_row_lists_every_stored_row_within_k_and_exits_3(run, neighbours):
+    assert run("add", "--all").exit_code == 0
+    [row] = with_neighbours(neighbours)
+    result = run("check", "--id", str(row))
+    assert result.exit_code == 3
+    lines = [line.split("\t") for line in result.output.splitlines()]
+    assert {int(r): int(d) for r, d in lines} == neighbours[row]
+    assert [int(d) for _, d in lines] == sorted(neighbours[row].values())
+
+
+def test_check_json_in_exists_mode_gives_one_similar_row(run, neighbours):
+    run("add", "--all")
+    [row] = with_neighbours(neighbours)
+    result = run("check", "--id", str(row), "--mode", "exists", "--json")
+    [hit] = json.loads(result.output)["similar"]
+    assert neighbours[row][hit["id"]] == hit["distance"]
+
+
+def test_check_of_a_text_like_no_stored_row_exits_0(run):
+    run("add", "--all")
+    result = run("check", "--text", "这是一段与任何信访都不相似的文字，关于天文望远镜的维护", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.output) == {"mode": "all", "similar": []}
+
+
+def test_add_by_id_reports_rows_added_in_earlier_runs(run, neighbours):
+    [second] = with_neighbours(neighbours)
+    first = min(neighbours[second])
+    assert run("add", "--id", str(first)).exit_code == 0
+    result = run("add", "--id", str(second))
+    assert result.exit_code == 3
+    assert result.output == f"{second}\t{first}\t{neighbours[second][first]}\n"
+
+
+def test_check_and_add_use_the_mongodb_of_dedup_mongo_uri(run, in_mongo_uri, neighbours):
+    assert run("add", "--all").exit_code == 0
+    assert in_mongo_uri.fingerprints.count_documents({"state": "filed"}) == len(neighbours)
+    [row] = with_neighbours(neighbours)
+    assert run("check", "--id", str(row)).exit_code == 3
+
+
+def test_add_first_completes_a_row_a_failed_run_left_half_filed(run, in_mongo_uri, neighbours):
+    broken = MongoStore(Intercepted(in_mongo_uri, fail_on("blocks", "bulk_write")), CONFIG.block_scheme(),
+                        one_request=False)
+    with pytest.raises(StoreError):
+        broken.file("petition", 999999, 0xABC)
+    result = run("add", "--id", "1")
+    assert "completed 1 half-filed row" in result.stderr
+    assert problems(in_mongo_uri) == []
+
+
+def test_unreachable_mongodb_exits_1_naming_the_host_password_masked(run, monkeypatch):
+    port = free_port()
+    monkeypatch.setenv("DEDUP_MONGO_URI", f"mongodb://app:hunter22@127.0.0.1:{port}/")
+    result = run("check", "--text", "小区物业乱收费")
+    assert result.exit_code == 1
+    assert f"cannot reach MongoDB at mongodb://app:***@127.0.0.1:{port}/" in result.output
+    assert "hunter22" not in result.output and "Traceback" not in result.output
+
+
+def test_check_of_an_unknown_id_exits_1(run):
+    result = run("check", "--id", "999999")
+    assert result.exit_code == 1 and "no row with id = 999999" in result.output
+
+
+@pytest.mark.parametrize("args", [[], ["--id", "1", "--text", "x"]])
+def test_check_needs_an_id_or_a_text(run, args):
+    result = run("check", *args)
+    assert result.exit_code == 2 and "give --id N or --text TEXT" in result.output
