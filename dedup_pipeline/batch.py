@@ -1,6 +1,8 @@
-"""集中处理, the scheduled job: read the whole table and fingerprint every row.
+"""集中处理, the scheduled job: read the whole table, fingerprint every row, find every pair
+within k by block classification, group them, and store the pairs and groups.
 
-(Finding every similar pair and storing the results builds on this; see the README.)
+(Rebuilding the MongoDB block index aside, the lease against overlapping runs and the
+interruption tests are the next steps of issue 9.)
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .config import Config
+from .pairs import groups, similar_pairs
 from .parallel import fingerprint_chunks
 from .source import SqlSource
 
@@ -20,16 +23,23 @@ from .source import SqlSource
 class BatchResult:
     ids: list
     fingerprints: np.ndarray
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
+    groups: list[list]
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
         return len(self.ids)
 
+    @property
+    def rows_with_similar(self) -> int:
+        return sum(len(g) for g in self.groups)
+
 
 def run_batch(config: Config, on_progress: Callable[[int], None] = lambda n: None,
               processes: int | None = None) -> BatchResult:
-    """Fingerprint every row of the configured table, in id order."""
+    """Fingerprint every row of the configured table (in id order), and find its pairs and groups."""
+    seconds: dict[str, float] = {}
     start = time.perf_counter()
     source = SqlSource(config)
     ids: list = []
@@ -44,4 +54,40 @@ def run_batch(config: Config, on_progress: Callable[[int], None] = lambda n: Non
         parts.append(part)
         on_progress(len(part))
     fingerprints = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
-    return BatchResult(ids, fingerprints, {"read+fingerprint": time.perf_counter() - start})
+    seconds["read+fingerprint"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    pairs = similar_pairs(fingerprints, config.block_scheme())
+    seconds["all-pairs"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    found = _groups(ids, pairs)
+    seconds["groups"] = time.perf_counter() - start
+    return BatchResult(ids, fingerprints, pairs, found, seconds)
+
+
+def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:
+    """Groups of two or more row ids, largest first, then by first id."""
+    label = groups(len(ids), pairs[0], pairs[1])
+    members: dict[int, list] = {}
+    for position in np.union1d(pairs[0], pairs[1]).tolist():
+        members.setdefault(int(label[position]), []).append(ids[position])
+    return sorted(members.values(), key=lambda g: (-len(g), g[0]))
+
+
+def store_results(config: Config, result: BatchResult) -> str:
+    """Write the pairs and groups aside and publish them; returns the run id."""
+    from . import results
+    from .store import open_store
+
+    start = time.perf_counter()
+    with open_store(config) as store:
+        db = store.db
+        run = results.new_run(db, config.masked())
+        results.write_matches(db, run, result.ids, *result.pairs)
+        results.write_groups(db, run, result.groups)
+        results.publish(db, run, results.RESULTS, {
+            "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
+            "rows_with_similar": result.rows_with_similar})
+    result.seconds["store"] = time.perf_counter() - start
+    return run

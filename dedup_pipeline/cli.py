@@ -60,29 +60,68 @@ def main() -> None:
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               help="Also write every row's id and hex fingerprint to this CSV file.")
 def batch(config: Config, processes: int | None, out: str | None) -> None:
-    """集中处理: read the whole configured table and fingerprint every row.
+    """集中处理: fingerprint every row of the configured table, find every similar pair,
+    group them, and store the pairs and groups in MongoDB.
 
     Example: dedup-pipeline batch --out fingerprints.csv
     """
-    from .batch import run_batch
-
+    from .batch import run_batch, store_results
     from .source import SqlSource
+    from .store import StoreError
 
     total = SqlSource(config).count()
     click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
     with _progress(total, "fingerprinting") as advance:
         result = run_batch(config, advance, processes)
+    try:
+        run = store_results(config, result)
+    except StoreError as e:
+        raise CliError(str(e)) from None
     if out:
         with open(out, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             writer.writerow([config.source.id_column, "fingerprint"])
             writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
-    seconds = sum(result.seconds.values())
+    rate = result.rows_with_similar / max(result.rows, 1)
     click.echo(f"rows fingerprinted: {result.rows:,}")
-    click.echo(f"distinct fingerprints: {len(set(result.fingerprints.tolist())):,}")
-    click.echo(f"time: {seconds:.2f} s ({result.rows / max(seconds, 1e-9):,.0f} rows/s)")
+    click.echo(f"similar pairs (distance <= {config.fingerprint.k}): {len(result.pairs[0]):,}")
+    click.echo(f"groups: {len(result.groups):,} ({result.rows_with_similar:,} rows with a similar row, "
+               f"duplicate rate {rate:.1%})")
+    click.echo("time: " + ", ".join(f"{phase} {s:.2f} s" for phase, s in result.seconds.items()))
+    where = config.store.mongo_uri and _mask(config.store.mongo_uri) or f"{config.store.data_dir}/mongo"
+    click.echo(f"results: run {run}, collections matches and groups of database "
+               f"{config.store.database!r} in {where}; export with `dedup-pipeline report`")
     if out:
         click.echo(f"fingerprints written to {out}")
+
+
+@main.command()
+@with_config
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), help="Write pairs or groups here.")
+@click.option("--groups", "want_groups", is_flag=True, help="Export the groups instead of the pairs.")
+@click.option("--html", type=click.Path(dir_okay=False, writable=True), help="Write the admin HTML report here.")
+@click.option("--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
+def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: str | None, lang: str) -> None:
+    """Export the last batch's pairs or groups (JSONL, or CSV with a BOM for Excel), or
+    write the admin HTML report.
+
+    Example: dedup-pipeline report --html report.html && dedup-pipeline report --format csv --groups --out groups.csv
+    """
+    from .reporting import export, write_html_report
+    from .store import StoreError
+
+    if not out and not html:
+        raise CliError("give --out FILE (pairs or groups) and/or --html FILE", EXIT_CONFIG)
+    try:
+        if out:
+            count = export(config, out, fmt, want_groups)
+            click.echo(f"{count:,} lines ({'rows of groups' if want_groups else 'pairs'}) written to {out}")
+        if html:
+            write_html_report(config, html, lang)
+            click.echo(f"report written to {html}")
+    except (StoreError, LookupError) as e:
+        raise CliError(str(e)) from None
 
 
 @main.command()
@@ -277,9 +316,13 @@ def _with_index(config: Config, use: Callable[[Any], Any]) -> Any:
 
 
 def _short_url(config: Config) -> str:
+    return _mask(config.source.url)
+
+
+def _mask(url: str) -> str:
     from .config import mask_url
 
-    return mask_url(config.source.url)
+    return mask_url(url)
 
 
 class _progress:

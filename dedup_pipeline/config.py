@@ -66,6 +66,12 @@ class BatchConfig:
 
 
 @dataclass(frozen=True)
+class ReportConfig:
+    date_column: str = ""
+    category_column: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     source: SourceConfig
     fields: tuple[Field, ...]
@@ -73,6 +79,7 @@ class Config:
     scheme: SchemeConfig = field(default_factory=SchemeConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     batch: BatchConfig = field(default_factory=BatchConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
     path: str = "<built-in default>"
 
     def featurizer(self) -> Featurizer:
@@ -94,7 +101,7 @@ class Config:
 
 _SECTIONS: dict[str, type] = {
     "source": SourceConfig, "fingerprint": FingerprintConfig, "scheme": SchemeConfig,
-    "store": StoreConfig, "batch": BatchConfig,
+    "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig,
 }
 _FIELD_KEYS = {"role", "weight", "encoding"}
 
@@ -142,7 +149,8 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
     source = _override(source, "url", env.get(ENV_SQL_URL))
     store = _override(sections["store"], "mongo_uri", env.get(ENV_MONGO_URI))
     config = Config(source=source, fields=_fields(data.get("fields")), fingerprint=sections["fingerprint"],
-                    scheme=sections["scheme"], store=store, batch=sections["batch"], path=path)
+                    scheme=sections["scheme"], store=store, batch=sections["batch"],
+                    report=sections["report"], path=path)
     _check(config)
     return config
 
@@ -230,6 +238,11 @@ def _check(config: Config) -> None:
     names = [f.name for f in config.fields]
     if config.source.id_column in names:
         raise ConfigError(f"[fields] {config.source.id_column}: the id column is not a field")
+    for key in ("date_column", "category_column"):
+        column = getattr(config.report, key)
+        if column and column not in names:
+            raise ConfigError(f"[report] {key} {column!r} is not a field; add it under [fields] "
+                              f"(as \"ignore\" if it should not count in the fingerprint)")
     if all(f.role == "ignore" for f in config.fields):
         raise ConfigError("[fields]: every field is \"ignore\"; give at least one a role short or long")
 

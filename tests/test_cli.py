@@ -107,3 +107,17 @@ def test_batch_on_the_built_in_sample_fingerprints_every_row(run, tmp_path):
 def test_python_dash_m_runs_the_cli():
     result = subprocess.run([sys.executable, "-m", "dedup_pipeline", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "fingerprint" in result.stdout
+
+
+def test_batch_stores_pairs_that_report_exports_as_jsonl(run, tmp_path):
+    batch = run("batch")
+    pairs_line = next(line for line in batch.output.splitlines() if line.startswith("similar pairs"))
+    run("report", "--format", "jsonl", "--out", "pairs.jsonl")
+    lines = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert pairs_line.endswith(f": {len(lines):,}") and len(lines) > 50
+    assert all(set(p) == {"a", "b", "distance"} and p["a"] < p["b"] and 0 <= p["distance"] <= 3 for p in lines)
+
+
+def test_report_before_any_batch_says_to_run_the_batch(run):
+    result = CliRunner().invoke(main, ["report", "--out", "x.jsonl"])
+    assert result.exit_code == 1 and "run `dedup-pipeline batch` first" in result.output

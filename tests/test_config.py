@@ -20,7 +20,7 @@ def minimal(**sections):
 def test_example_configuration_loads():
     config = load_config(EXAMPLE, env={})
     assert config.source.table == "petition"
-    assert [f.role for f in config.fields] == ["short"] * 5 + ["long"]
+    assert [f.role for f in config.fields] == ["short"] * 5 + ["long", "ignore"]
     assert config.block_scheme().blocks == 4
 
 

@@ -1,0 +1,62 @@
+"""Reports from the last batch's stored results: exports of pairs and groups, and the admin
+HTML page (report.py renders it; this gathers its data from MongoDB and the source)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import results
+from .config import Config
+from .report import ReportData, groups_table, render_html, write_csv, write_jsonl
+from .source import SqlSource
+from .store import open_store
+
+
+def _live(db: Any) -> dict[str, Any]:
+    run = results.current_run(db)
+    if run is None:
+        raise LookupError("no batch results yet: run `dedup-pipeline batch` first")
+    return run
+
+
+def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
+    with open_store(config) as store:
+        run = _live(store.db)
+        pairs = [(m["a"], m["b"], m["distance"]) for m in store.db.matches.find({}, {"_id": 0})]
+        groups = [g["rows"] for g in store.db.groups.find().sort("_id", 1)]
+    return run, pairs, groups
+
+
+def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[list],
+          with_rows: bool = True) -> ReportData:
+    rows: dict[Any, dict] = {}
+    if with_rows:
+        with SqlSource(config) as source:
+            ids = [rid for g in groups for rid in g]
+            for start in range(0, len(ids), 1000):
+                for row in source.rows_by_id(ids[start:start + 1000]):
+                    rows[row[config.source.id_column]] = row
+    fields = config.fields
+    return ReportData(
+        rows=rows, pairs=pairs, groups=groups, computed_at=run["finished_at"], settings=run["settings"],
+        rows_scanned=run["summary"]["rows"], date_column=config.report.date_column or None,
+        category_column=config.report.category_column or None,
+        text_column=next((f.name for f in fields if f.role == "long"), None),
+        short_columns=[f.name for f in fields if f.role == "short"])
+
+
+def export(config: Config, path: str, fmt: str, want_groups: bool) -> int:
+    """Write the pairs ({a, b, distance}) or the groups (one line per row) as jsonl or csv."""
+    run, pairs, groups = _load(config)
+    if want_groups:
+        data = _data(config, run, pairs, groups, with_rows=fmt == "csv")
+        table = groups_table(data, [f.name for f in config.fields] if fmt == "csv" else [])
+    else:
+        table = (["a", "b", "distance"], pairs)
+    return (write_csv if fmt == "csv" else write_jsonl)(path, table)
+
+
+def write_html_report(config: Config, path: str, lang: str) -> None:
+    run, pairs, groups = _load(config)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(render_html(_data(config, run, pairs, groups), lang=lang))
