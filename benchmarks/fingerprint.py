@@ -18,6 +18,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.corpus import documents  # noqa: E402
+from dedup_pipeline.config import parse_config  # noqa: E402
 from dedup_pipeline.features import Featurizer, Field  # noqa: E402
 from dedup_pipeline.parallel import fingerprint_chunks  # noqa: E402
 from dedup_pipeline.simhash import fingerprint_many  # noqa: E402
@@ -54,11 +55,11 @@ def measure(length: int, count: int) -> tuple[float, float]:
 def parallel_speedup(count: int) -> float:
     rows = [{"content": t} for t in documents(150, count)]
     chunks = [rows[i:i + CHUNK] for i in range(0, len(rows), CHUNK)]
+    config = parse_config({"source": {"url": "sqlite://", "table": "t"}, "fields": {"content": "long"}}, {})
     timings = {}
     for processes in (1, os.cpu_count() or 1):
-        list(fingerprint_chunks(chunks[:1], FIELDS, processes=processes))  # start-up, warm-up
         start = time.perf_counter()
-        list(fingerprint_chunks(chunks, FIELDS, processes=processes))
+        list(fingerprint_chunks(chunks, config, processes=processes))
         timings[processes] = time.perf_counter() - start
         print(f"{processes} process(es): {count / timings[processes]:,.0f} rows/s "
               f"(pool start-up included)")
