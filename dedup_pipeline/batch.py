@@ -1,8 +1,8 @@
 """集中处理, the scheduled job: read the whole table, fingerprint every row, find every pair
 within k by block classification, group them, and store the pairs and groups.
 
-(Rebuilding the MongoDB block index aside, the lease against overlapping runs and the
-interruption tests are the next steps of issue 9.)
+(Rebuilding the MongoDB block index aside and the interruption tests are the next steps
+of issue 9.)
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from pymongo.database import Database
 
+from . import results
 from .config import Config
 from .pairs import groups, similar_pairs
 from .parallel import fingerprint_chunks
@@ -75,19 +77,14 @@ def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list
     return sorted(members.values(), key=lambda g: (-len(g), g[0]))
 
 
-def store_results(config: Config, result: BatchResult) -> str:
+def store_results(config: Config, db: Database, result: BatchResult) -> str:
     """Write the pairs and groups aside and publish them; returns the run id."""
-    from . import results
-    from .store import open_store
-
     start = time.perf_counter()
-    with open_store(config) as store:
-        db = store.db
-        run = results.new_run(db, config.masked())
-        results.write_matches(db, run, result.ids, *result.pairs)
-        results.write_groups(db, run, result.groups)
-        results.publish(db, run, results.RESULTS, {
-            "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
-            "rows_with_similar": result.rows_with_similar})
+    run = results.new_run(db, config.masked())
+    results.write_matches(db, run, result.ids, *result.pairs)
+    results.write_groups(db, run, result.groups)
+    results.publish(db, run, results.RESULTS, {
+        "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
+        "rows_with_similar": result.rows_with_similar})
     result.seconds["store"] = time.perf_counter() - start
     return run

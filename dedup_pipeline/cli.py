@@ -66,16 +66,18 @@ def batch(config: Config, processes: int | None, out: str | None) -> None:
     Example: dedup-pipeline batch --out fingerprints.csv
     """
     from .batch import run_batch, store_results
+    from .lock import Lease, LockHeld
     from .source import SqlSource
-    from .store import StoreError
+    from .store import StoreError, open_store
 
     total = SqlSource(config).count()
     click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
-    with _progress(total, "fingerprinting") as advance:
-        result = run_batch(config, advance, processes)
     try:
-        run = store_results(config, result)
-    except StoreError as e:
+        with open_store(config) as store, Lease(store.db.locks, "batch"):
+            with _progress(total, "fingerprinting") as advance:
+                result = run_batch(config, advance, processes)
+            run = store_results(config, store.db, result)
+    except (StoreError, LockHeld) as e:
         raise CliError(str(e)) from None
     if out:
         with open(out, "w", newline="", encoding="utf-8") as f:

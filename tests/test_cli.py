@@ -1,6 +1,7 @@
 """The dedup-pipeline command: help everywhere, fingerprints, configuration, the batch."""
 
 import csv
+import datetime as dt
 import json
 import re
 import subprocess
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import load_config
 from dedup_pipeline.simhash import fingerprint, to_hex
+from dedup_pipeline.store import open_store
 
 README = Path(__file__).parent.parent / "README.md"
 
@@ -121,3 +123,12 @@ def test_batch_stores_pairs_that_report_exports_as_jsonl(run, tmp_path):
 def test_report_before_any_batch_says_to_run_the_batch(run):
     result = CliRunner().invoke(main, ["report", "--out", "x.jsonl"])
     assert result.exit_code == 1 and "run `dedup-pipeline batch` first" in result.output
+
+
+def test_batch_refuses_to_overlap_a_running_batch(run):
+    run("batch")  # creates the store
+    until = dt.datetime(2030, 1, 1)
+    with open_store(load_config(env={})) as store:
+        store.db.locks.insert_one({"_id": "batch", "holder": "other:1", "since": until, "expires_at": until})
+    result = CliRunner().invoke(main, ["batch"])
+    assert result.exit_code == 1 and "another batch is running (other:1" in result.output
