@@ -59,7 +59,9 @@ def main() -> None:
 @click.option("--processes", type=int, default=None, help="Worker processes (default: all cores).")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True),
               help="Also write every row's id and hex fingerprint to this CSV file.")
-def batch(config: Config, processes: int | None, out: str | None) -> None:
+@click.option("--algorithm", type=click.Choice(["blocks", "single-pass"]), default="blocks", show_default=True,
+              help="single-pass: the paper's O(n^2) baseline, same output, for comparison only.")
+def batch(config: Config, processes: int | None, out: str | None, algorithm: str) -> None:
     """集中处理: fingerprint every row of the configured table, find every similar pair,
     group them, and store the pairs and groups in MongoDB.
 
@@ -75,7 +77,7 @@ def batch(config: Config, processes: int | None, out: str | None) -> None:
     try:
         with open_store(config) as store, Lease(store.db.locks, "batch"):
             with _progress(total, "fingerprinting") as advance:
-                result = run_batch(config, advance, processes)
+                result = run_batch(config, advance, processes, algorithm)
             run = store_results(config, store.db, result)
     except (StoreError, LockHeld) as e:
         raise CliError(str(e)) from None

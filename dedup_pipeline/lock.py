@@ -1,5 +1,6 @@
 """A lease in MongoDB so that two scheduled batches never run at once. It expires when its
-holder stops renewing it (killed, machine lost), so a dead run never blocks the next one."""
+holder stops renewing it (killed, machine lost), so a dead run never blocks the next one;
+a holder on this machine whose process is gone is replaced at once."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ class Lease:
             held = self.locks.find_one({"_id": self.name})
             if held is None:  # released in between: try again
                 return self.__enter__()
+            if self._dead_here(held["holder"]):  # killed on this machine: no need to wait
+                self.locks.delete_one({"_id": self.name, "holder": held["holder"]})
+                return self.__enter__()
             raise LockHeld(
                 f"another {self.name} is running ({held['holder']}, "
                 f"since {held['since']:%Y-%m-%d %H:%M:%S} UTC); "
@@ -46,6 +50,19 @@ class Lease:
         self._renewer = threading.Thread(target=self._renew, daemon=True, name=f"lease-{self.name}")
         self._renewer.start()
         return self
+
+    @staticmethod
+    def _dead_here(holder: str) -> bool:
+        host, _, pid = holder.rpartition(":")
+        if host != socket.gethostname() or not pid.isdigit():
+            return False
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
     def _renew(self) -> None:
         while not self._stop.wait(self.ttl / 3):

@@ -13,7 +13,10 @@ import os
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+from pymongo import WriteConcern
+from pymongo.collection import Collection
 from pymongo.database import Database
+from pymongo.errors import OperationFailure
 
 RESULTS = ("matches", "groups")
 _BATCH = 10_000
@@ -59,8 +62,11 @@ def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
 
 def publish(db: Database, run: str, names: Sequence[str], summary: dict[str, Any]) -> None:
     """Make the run's staged collections the live ones, then mark it done."""
-    db.runs.update_one({"_id": run}, {"$set": {"state": "publishing", "names": list(names),
-                                               "summary": summary, "finished_at": _now()}})
+    # Staged writes made durable first, then the marker: a crash after the marker can only
+    # roll forward to whole results.
+    _sync(db)
+    _journaled(db).update_one({"_id": run}, {"$set": {"state": "publishing", "names": list(names),
+                                                      "summary": summary, "finished_at": _now()}})
     finish_publishing(db)
 
 
@@ -72,7 +78,8 @@ def finish_publishing(db: Database) -> None:
             source = staged(name, run["_id"])
             if source in existing:
                 db[source].rename(name, dropTarget=True)
-        db.runs.update_one({"_id": run["_id"]}, {"$set": {"state": "done"}})
+        _sync(db)
+        _journaled(db).update_one({"_id": run["_id"]}, {"$set": {"state": "done"}})
         db.runs.delete_many({"state": "done", "_id": {"$ne": run["_id"]}})
 
 
@@ -85,6 +92,19 @@ def drop_staged(db: Database, run: str) -> None:
 def current_run(db: Database) -> dict[str, Any] | None:
     """The run whose results are live, or None before the first complete batch."""
     return db.runs.find_one({"state": "done"})
+
+
+def _sync(db: Database) -> None:
+    """Flush every write to disk. A MongoDB replica set journals them anyway and may refuse
+    fsync to a non-admin user; the embedded SecantusDB needs it (it journals less)."""
+    try:
+        db.client.admin.command("fsync")
+    except OperationFailure:
+        pass
+
+
+def _journaled(db: Database) -> Collection:
+    return db.runs.with_options(write_concern=WriteConcern(w=1, j=True))
 
 
 def _now() -> dt.datetime:

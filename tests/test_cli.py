@@ -132,3 +132,12 @@ def test_batch_refuses_to_overlap_a_running_batch(run):
         store.db.locks.insert_one({"_id": "batch", "holder": "other:1", "since": until, "expires_at": until})
     result = CliRunner().invoke(main, ["batch"])
     assert result.exit_code == 1 and "another batch is running (other:1" in result.output
+
+
+def test_single_pass_batch_finds_the_same_pairs_as_block_classification(run, tmp_path):
+    outputs = {}
+    for algorithm in ("blocks", "single-pass"):
+        run("batch", "--algorithm", algorithm)
+        run("report", "--out", f"{algorithm}.jsonl")
+        outputs[algorithm] = (tmp_path / f"{algorithm}.jsonl").read_text(encoding="utf-8")
+    assert outputs["blocks"] == outputs["single-pass"] and outputs["blocks"]

@@ -34,3 +34,17 @@ def test_the_holder_renews_the_lock_while_it_runs(mongo_db):
         first = mongo_db.locks.find_one({"_id": "batch"})["expires_at"]
         time.sleep(1.3)
         assert mongo_db.locks.find_one({"_id": "batch"})["expires_at"] > first
+
+
+def test_a_lock_left_by_a_killed_process_on_this_machine_is_taken_at_once(mongo_db):
+    import socket
+    import subprocess
+    import sys
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    until = dt.datetime(2030, 1, 1)
+    mongo_db.locks.insert_one({"_id": "batch", "holder": f"{socket.gethostname()}:{gone}",
+                               "since": until, "expires_at": until})
+    with Lease(mongo_db.locks, "batch") as lease:
+        assert mongo_db.locks.find_one({"_id": "batch"})["holder"] == lease.holder
