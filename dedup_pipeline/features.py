@@ -69,7 +69,12 @@ def value_text(value: Any, field: Field) -> str | None:
 
 def short_feature(field: Field, text: str) -> str | None:
     """The one feature of a short value: spaces and punctuation do not count."""
-    value = normalize(text, "remove").replace(" ", "")
+    return short_key(field, normalize(text, "remove"))
+
+
+def short_key(field: Field, normalized: str) -> str | None:
+    """The feature of a short value already normalized with punctuation removed."""
+    value = normalized.replace(" ", "")
     return f"{field.name}{SEPARATOR}{value}" if value else None
 
 

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from cityhash import CityHash64
 
-from .features import CHUNK_CHARS, SEPARATOR, Featurizer, Field, Segment, value_text
+from .features import CHUNK_CHARS, Featurizer, Field, Segment, short_key, value_text
 from .text import normalize_many
 
 BITS = 64
@@ -129,10 +129,10 @@ def fingerprint_many(rows: Sequence[Mapping], featurizer: Featurizer) -> np.ndar
 
 
 def _short_hashes(field: Field, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """One feature per non-blank value (see features.short_feature)."""
-    values = [v.replace(" ", "") for v in normalize_many(texts, "remove")]
-    hashes = [feature_hash(f"{field.name}{SEPARATOR}{v}") for v in values if v]
-    return np.array(hashes, dtype=np.uint64), np.array([v != "" for v in values], dtype=np.int64)
+    """One feature per non-blank value, as features.short_feature gives it."""
+    keys = [short_key(field, v) for v in normalize_many(texts, "remove")]
+    hashes = [feature_hash(k) for k in keys if k]
+    return np.array(hashes, dtype=np.uint64), np.array([k is not None for k in keys], dtype=np.int64)
 
 
 def _long_hashes(texts: list[str], featurizer: Featurizer) -> tuple[np.ndarray, np.ndarray]:

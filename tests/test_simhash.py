@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from benchmarks.corpus import documents, news_sentences, reviews
+from benchmarks.corpus import documents, reviews
 from dedup_pipeline.features import SEPARATOR, Featurizer, Field
 from dedup_pipeline.tokenize import cutter
 from dedup_pipeline.simhash import feature_hash, fingerprint, fingerprint_many, hamming
