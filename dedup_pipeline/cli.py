@@ -69,6 +69,7 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     """
     from .batch import run_batch, store_results
     from .lock import Lease, LockHeld
+    from .matchtable import write_batch
     from .source import SqlSource
     from .store import StoreError, open_store
 
@@ -79,6 +80,7 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
             with _progress(total, "fingerprinting") as advance:
                 result = run_batch(config, advance, processes, algorithm)
             run = store_results(config, store.db, result)
+            written = write_batch(config, result.ids, *result.pairs)
     except (StoreError, LockHeld) as e:
         raise CliError(str(e)) from None
     if out:
@@ -95,6 +97,11 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     where = config.store.mongo_uri and _mask(config.store.mongo_uri) or f"{config.store.data_dir}/mongo"
     click.echo(f"results: run {run}, collections matches and groups of database "
                f"{config.store.database!r} in {where}; export with `dedup-pipeline report`")
+    if written is None:
+        click.echo(f"dedup_match: not written (no such table in {_short_url(config)}; "
+                   f"`dedup-pipeline migrate` creates it)")
+    else:
+        click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
     if out:
         click.echo(f"fingerprints written to {out}")
 
@@ -199,13 +206,15 @@ def show_config(config: Config, check: bool) -> None:
               "(assumes an integer id column).")
 @click.option("--downgrade", "down", is_flag=True, help="Remove the triggers and tables instead.")
 def migrate(config: Config, sql: bool, down: bool) -> None:
-    """Create dedup_outbox, its triggers on the configured table, and dedup_match.
+    """Create dedup_outbox, its triggers on the configured table, and dedup_match; and
+    the MongoDB indexes.
 
     The triggers enqueue every inserted, updated and deleted row for the `watch` worker.
 
     Example: dedup-pipeline migrate --sql > dedup-migration.sql
     """
     from . import migrate as migrations
+    from .store import StoreError
 
     if sql:
         click.echo(migrations.downgrade_sql(config) if down else migrations.upgrade_sql(config), nl=False)
@@ -217,6 +226,45 @@ def migrate(config: Config, sql: bool, down: bool) -> None:
         return
     migrations.upgrade(config)
     click.echo(f"dedup_outbox, its triggers on {where}, and dedup_match are up to date")
+    try:
+        where_indexes = migrations.ensure_store_indexes(config)
+    except StoreError as e:
+        raise CliError(f"the SQL migrations are applied, but not the MongoDB indexes: {e}") from None
+    click.echo(f"MongoDB indexes of database {config.store.database!r} in {where_indexes} are up to date")
+
+
+@main.command()
+@with_config
+@click.option("--once", is_flag=True, help="Process every pending entry, then exit (for cron).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Outbox entries claimed per transaction.")
+@click.option("--poll", type=click.FloatRange(min=0.001), default=0.05, show_default=True,
+              help="Seconds between looks at an empty outbox.")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=5, show_default=True,
+              help="An entry failing this often is kept with its error and no longer retried.")
+def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts: int) -> None:
+    """增量处理 as rows arrive: check and file every row the triggers put in dedup_outbox,
+    and write its similar rows to dedup_match.
+
+    Several workers can run at once. SIGTERM or Ctrl-C stops after the current batch
+    (exit 0); a database or MongoDB outage is logged and waited out. Needs
+    `dedup-pipeline migrate` first, and `dedup-pipeline add --all` for the rows that
+    were there before.
+
+    Example: dedup-pipeline watch --config my.toml    (cron: dedup-pipeline watch --once)
+    """
+    import logging
+
+    from .store import StoreError
+    from .watch import WatchSettings, watch as run_watch
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr, force=True)
+    settings = WatchSettings(batch_size=batch_size, poll=poll, max_attempts=max_attempts, once=once)
+    try:
+        totals = run_watch(config, settings)
+    except StoreError as e:
+        raise CliError(str(e)) from None
+    click.echo(f"stopped: {totals.line()}", err=True)
 
 
 EXIT_SIMILAR = 3  # check, add --id: similar rows found

@@ -61,6 +61,16 @@ def upgrade(config: Config) -> None:
             command.upgrade(_alembic_config(_target(config, source.id_column.type), connection=conn), "head")
 
 
+def ensure_store_indexes(config: Config) -> str:
+    """Create the MongoDB indexes the store needs (idempotent); returns where, password
+    masked. The configured MongoDB, else the embedded one (see `store.open_store`)."""
+    from .store import ensure_indexes, open_store
+
+    with open_store(config) as store:
+        ensure_indexes(store.db)
+        return store.where
+
+
 def downgrade(config: Config) -> None:
     """Remove the triggers, dedup_match, dedup_outbox and the version table."""
     _check_backend(config)

@@ -81,11 +81,26 @@ def test_inserts_updates_and_deletes_enqueue_their_row_ids(petition):
     assert pending == len(EXPECTED_OPS)
 
 
-def test_downgrade_removes_everything_and_upgrade_works_again_through_the_cli(petition, tmp_path):
-    url = url_of(petition)
-    (tmp_path / "c.toml").write_text(f'[source]\nurl = "{url}"\ntable = "petition"\n'
-                                     f'[fields]\ntitle = "short"\ncontent = "long"\n', encoding="utf-8")
-    run = lambda *args: CliRunner().invoke(main, ["migrate", "--config", str(tmp_path / "c.toml"), *args])
+def write_config(path, url, mongo_db):
+    """A configuration file for the petition table and a test MongoDB database."""
+    mongo_uri = f"mongodb://{mongo_db.client.address[0]}:{mongo_db.client.address[1]}/"
+    path.write_text(f'[source]\nurl = "{url}"\ntable = "petition"\n[fields]\ntitle = "short"\n'
+                    f'content = "long"\n[store]\nmongo_uri = "{mongo_uri}"\ndatabase = "{mongo_db.name}"\n',
+                    encoding="utf-8")
+    return path
+
+
+def test_migrate_also_creates_the_mongodb_indexes(petition, tmp_path, mongo_db):
+    config = write_config(tmp_path / "c.toml", url_of(petition), mongo_db)
+    result = CliRunner().invoke(main, ["migrate", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "MongoDB indexes" in result.output
+    assert "state_1" in mongo_db.fingerprints.index_information()
+
+
+def test_downgrade_removes_everything_and_upgrade_works_again_through_the_cli(petition, tmp_path, mongo_db):
+    config = write_config(tmp_path / "c.toml", url_of(petition), mongo_db)
+    run = lambda *args: CliRunner().invoke(main, ["migrate", "--config", str(config), *args])
     assert run().exit_code == 0
     assert run().exit_code == 0  # a second upgrade changes nothing
     result = run("--downgrade")

@@ -1,0 +1,94 @@
+"""Similar pairs into `dedup_match`, the source database's table of matches (created by
+`dedup-pipeline migrate`), written by `watch` (source "incremental") and `batch`.
+
+Every pair is stored in both directions, so a row's matches are one primary-key range
+read. Writes are upserts (MySQL `INSERT ... ON DUPLICATE KEY UPDATE`, SQLite `ON
+CONFLICT DO UPDATE`), so writing the same pairs twice leaves them once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.dialects import mysql, sqlite
+
+from .config import Config
+from .source import SqlSource
+
+MATCH_TABLE = "dedup_match"
+INCREMENTAL, BATCH = "incremental", "batch"
+CHUNK = 5000  # rows per INSERT statement
+
+Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
+
+
+def reflect(conn: sa.Connection) -> sa.Table | None:
+    """The dedup_match table of this database, or None before `migrate` created it."""
+    if not sa.inspect(conn).has_table(MATCH_TABLE):
+        return None
+    return sa.Table(MATCH_TABLE, sa.MetaData(), autoload_with=conn)
+
+
+def both_directions(pairs: Iterable[Pair], source: str) -> list[dict]:
+    """The rows of dedup_match for these pairs: (a, b) and (b, a), sorted by key so that
+    concurrent writers lock rows in the same order."""
+    rows = {}
+    for a, b, distance in pairs:
+        for x, y in ((a, b), (b, a)):
+            rows[(x, y)] = {"row_id": x, "similar_id": y, "distance": float(distance), "source": source}
+    return [rows[key] for key in sorted(rows)]
+
+
+def upsert(conn: sa.Connection, table: sa.Table, rows: Sequence[dict]) -> None:
+    """Insert these rows; a pair already there takes the new distance and source."""
+    for start in range(0, len(rows), CHUNK):
+        conn.execute(_upsert_statement(conn, table), list(rows[start:start + CHUNK]))
+
+
+def _upsert_statement(conn: sa.Connection, table: sa.Table) -> sa.Insert:
+    if conn.dialect.name in ("mysql", "mariadb"):
+        statement = mysql.insert(table)
+        return statement.on_duplicate_key_update(distance=statement.inserted.distance,
+                                                 source=statement.inserted.source)
+    if conn.dialect.name == "sqlite":
+        statement = sqlite.insert(table)
+        return statement.on_conflict_do_update(
+            index_elements=[table.c.row_id, table.c.similar_id],
+            set_={"distance": statement.excluded.distance, "source": statement.excluded.source})
+    raise NotImplementedError(f"dedup_match upserts are written for MySQL/MariaDB and SQLite, "
+                              f"not {conn.dialect.name}")
+
+
+def forget_rows(conn: sa.Connection, table: sa.Table, row_ids: Sequence) -> None:
+    """Delete every match of these rows, both directions (each an indexed lookup)."""
+    if row_ids:
+        conn.execute(table.delete().where(table.c.row_id.in_(row_ids)))
+        conn.execute(table.delete().where(table.c.similar_id.in_(row_ids)))
+
+
+def forget_pairs(conn: sa.Connection, table: sa.Table, pairs: Iterable[tuple[Any, Any]]) -> None:
+    """Delete these pairs, both directions."""
+    keys = sorted({key for a, b in pairs for key in ((a, b), (b, a))})
+    for a, b in keys:
+        conn.execute(table.delete().where(table.c.row_id == a, table.c.similar_id == b))
+
+
+def write_batch(config: Config, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> int | None:
+    """Replace the previous batch's rows of dedup_match with these pairs (positions into
+    `ids`), in one transaction; the number of rows written, or None when the table does
+    not exist (the migrations were not applied)."""
+    with SqlSource(config) as source, source.engine.begin() as conn:
+        table = reflect(conn)
+        if table is None:
+            return None
+        conn.execute(table.delete().where(table.c.source == BATCH))
+        written = 0
+        for start in range(0, len(i), CHUNK // 2):
+            part = slice(start, start + CHUNK // 2)
+            pairs = ((ids[x], ids[y], z) for x, y, z in zip(i[part].tolist(), j[part].tolist(), d[part].tolist()))
+            rows = both_directions(pairs, BATCH)
+            upsert(conn, table, rows)
+            written += len(rows)
+        return written

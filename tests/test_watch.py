@@ -1,0 +1,302 @@
+"""The outbox worker on a real MariaDB and a real MongoDB-protocol server: rows changed
+through the triggers end up right in dedup_match and the block index, with two workers at
+once, a worker killed mid-batch, MariaDB restarted under a worker, entries that keep
+failing, SIGTERM; and `batch` writing dedup_match.
+
+After every scenario the same invariant is checked: nothing pending, dedup_match holds
+exactly the pairs within k among the table's rows (both directions), and the block index
+holds exactly the table's rows, each in all its blocks and nowhere else."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+from sqlalchemy.dialects import mysql
+
+from dedup_pipeline import migrate
+from dedup_pipeline.cli import main
+from dedup_pipeline.config import parse_config
+from dedup_pipeline.simhash import fingerprint_many
+from dedup_pipeline.source import SqlSource
+from dedup_pipeline.watch import WatchSettings, watch
+from tests.test_incremental import sample_rows
+from tests.test_store import problems
+
+FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
+          "category": "short", "content": "long", "created_at": "ignore"}
+COLUMNS = ["title", "name", "phone", "address", "category", "created_at", "content"]
+K = 3
+
+
+def petition_rows(count, start=0):
+    """Sample petition rows, and every fourth one re-submitted (a near or exact copy)."""
+    rows = [dict(r) for r in sample_rows()[start:start + count]]
+    copies = [{**r, "id": 10_000 + r["id"], "content": r["content"] + ("。" if i % 8 else "")}
+              for i, r in enumerate(rows[::4])]
+    return rows + copies
+
+
+def insert(engine, rows):
+    with engine.begin() as conn:
+        conn.execute(sa.text(f"INSERT INTO petition (id, {', '.join(COLUMNS)}) "
+                             f"VALUES (:id, {', '.join(':' + c for c in COLUMNS)})"), rows)
+
+
+def sql(engine, statement, **params):
+    with engine.begin() as conn:
+        return conn.execute(sa.text(statement), params).all() if statement.startswith("SELECT") \
+            else conn.execute(sa.text(statement), params)
+
+
+@pytest.fixture
+def petition(mysql_url):
+    """An engine on a fresh MariaDB database with a `petition` table, migrated."""
+    engine = sa.create_engine(mysql_url)
+    with engine.begin() as conn:
+        sa.Table("petition", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
+                 *(sa.Column(c, sa.Text) for c in COLUMNS)).create(conn)
+    migrate.upgrade(config_of(mysql_url))
+    yield engine
+    engine.dispose()
+
+
+def config_of(url, mongo_uri="", database="dedup", fields=FIELDS):
+    return parse_config({"source": {"url": url, "table": "petition"}, "fields": fields,
+                         "store": {"mongo_uri": mongo_uri, "database": database}}, {})
+
+
+@pytest.fixture
+def config(petition, mongo_uri, mongo_db):
+    return config_of(petition.url.render_as_string(hide_password=False), mongo_uri, mongo_db.name)
+
+
+@pytest.fixture
+def config_file(config, tmp_path):
+    """The same configuration as a TOML file, for worker processes."""
+    path = tmp_path / "dedup.toml"
+    fields = "\n".join(f'{name} = "{role}"' for name, role in FIELDS.items())
+    path.write_text(f'[source]\nurl = "{config.source.url}"\ntable = "petition"\n[fields]\n{fields}\n'
+                    f'[store]\nmongo_uri = "{config.store.mongo_uri}"\ndatabase = "{config.store.database}"\n',
+                    encoding="utf-8")
+    return path
+
+
+def drain(config, **settings):
+    return watch(config, WatchSettings(once=True, **settings), handle_signals=False)
+
+
+def expected_pairs(config):
+    """Every (row, similar row) within k among the table's rows, both directions."""
+    with SqlSource(config) as source:
+        rows = [row for chunk in source.rows() for row in chunk]
+    ids = np.array([row["id"] for row in rows])
+    fps = fingerprint_many(rows, config.featurizer())
+    distances = np.bitwise_count(fps[:, None] ^ fps[None, :])
+    i, j = np.nonzero((distances <= K) & ~np.eye(len(rows), dtype=bool))
+    return set(zip(ids[i].tolist(), ids[j].tolist()))
+
+
+def stored_pairs(engine, source=None):
+    where = f" WHERE source = '{source}'" if source else ""
+    return set(map(tuple, sql(engine, f"SELECT row_id, similar_id FROM dedup_match{where}")))
+
+
+def assert_consistent(engine, config, mongo_db):
+    """Nothing pending; dedup_match and the block index agree with the table."""
+    assert sql(engine, "SELECT COUNT(*) FROM dedup_outbox WHERE done_at IS NULL")[0][0] == 0
+    want = expected_pairs(config)
+    assert want, "the scenario should have similar rows"
+    assert stored_pairs(engine) == want
+    table_ids = {r[0] for r in sql(engine, "SELECT id FROM petition")}
+    assert {d["row"] for d in mongo_db.fingerprints.find({}, {"row": 1})} == table_ids
+    assert problems(mongo_db, config.block_scheme()) == []
+
+
+class WorkerProcess:
+    """`dedup-pipeline watch` in a process of its own, its log in a file."""
+
+    def __init__(self, config_file, *args):
+        self.log = config_file.parent / f"watch-{time.monotonic_ns()}.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "dedup_pipeline", "watch", "--config", str(config_file), "--poll", "0.02",
+                 *args], stdout=log, stderr=subprocess.STDOUT, env=env)
+
+    def text(self):
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def wait_for(self, text, timeout=30):
+        wait_until(lambda: text in self.text() or self.process.poll() is not None, timeout)
+        assert text in self.text(), self.text()
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        self.process.send_signal(sig)
+        return self.process.wait(timeout=timeout)
+
+
+def wait_until(condition, timeout=30, every=0.05):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(every)
+
+
+def pending(engine):
+    return sql(engine, "SELECT COUNT(*) FROM dedup_outbox WHERE done_at IS NULL")[0][0]
+
+
+def done(engine):
+    return sql(engine, "SELECT COUNT(*) FROM dedup_outbox WHERE done_at IS NOT NULL")[0][0]
+
+
+# -- the trigger path
+
+
+def test_inserts_updates_and_deletes_end_up_in_dedup_match_and_the_index(petition, config, mongo_db):
+    insert(petition, petition_rows(200))
+    drain(config)
+    assert_consistent(petition, config, mongo_db)
+    a, b = sql(petition, "SELECT id FROM petition WHERE id < 10000 ORDER BY id LIMIT 2 OFFSET 50")
+    gone = sql(petition, "SELECT row_id FROM dedup_match ORDER BY row_id LIMIT 1")[0][0]
+    sql(petition, f"UPDATE petition p, petition q SET p.content = q.content, p.title = q.title, p.name = q.name, "
+                  f"p.phone = q.phone, p.address = q.address, p.category = q.category "
+                  f"WHERE p.id = {a[0]} AND q.id = {b[0]}")
+    sql(petition, f"DELETE FROM petition WHERE id = {gone}")
+    drain(config)
+    assert (a[0], b[0]) in stored_pairs(petition) and (b[0], a[0]) in stored_pairs(petition)
+    assert not sql(petition, f"SELECT * FROM dedup_match WHERE row_id = {gone} OR similar_id = {gone}")
+    assert_consistent(petition, config, mongo_db)
+
+
+def test_processing_the_same_entries_twice_changes_nothing(petition, config, mongo_db):
+    insert(petition, petition_rows(120))
+    drain(config)
+    before = stored_pairs(petition), sorted(mongo_db.blocks.find(), key=lambda d: d["_id"])
+    sql(petition, "UPDATE dedup_outbox SET done_at = NULL")  # as if the commit had been lost
+    tally = drain(config)
+    assert tally.rows == 150 and tally.added == 0
+    assert (stored_pairs(petition), sorted(mongo_db.blocks.find(), key=lambda d: d["_id"])) == before
+    assert_consistent(petition, config, mongo_db)
+
+
+def test_watch_once_drains_the_outbox_and_exits(petition, config_file, config, mongo_db):
+    insert(petition, petition_rows(100))
+    result = CliRunner().invoke(main, ["watch", "--once", "--config", str(config_file)])
+    assert result.exit_code == 0, result.output
+    assert "stopped: claimed=125 rows=125 added=125" in result.output
+    assert_consistent(petition, config, mongo_db)
+
+
+# -- several workers, kills, restarts, signals
+
+
+def test_two_workers_at_once_process_every_entry_once_in_effect(petition, config_file, config, mongo_db):
+    workers = [WorkerProcess(config_file, "--batch-size", "10") for _ in range(2)]
+    for worker in workers:
+        worker.wait_for("watching petition")
+    rows = petition_rows(240)
+    for start in range(0, len(rows), 20):
+        insert(petition, rows[start:start + 20])
+        sql(petition, f"UPDATE petition SET content = CONCAT(content, '！') WHERE id = {rows[start]['id']}")
+        if start % 60 == 0:
+            sql(petition, f"DELETE FROM petition WHERE id = {rows[start + 1]['id']}")
+    wait_until(lambda: pending(petition) == 0, timeout=60)
+    assert [worker.stop() for worker in workers] == [0, 0]
+    assert len({r[0] for r in sql(petition, "SELECT claimed_by FROM dedup_outbox")}) == 2  # both worked
+    assert_consistent(petition, config, mongo_db)
+
+
+def test_a_worker_killed_mid_batch_then_restarted_loses_nothing_and_counts_nothing_twice(
+        petition, config_file, config, mongo_db):
+    insert(petition, petition_rows(480))
+    worker = WorkerProcess(config_file, "--batch-size", "100")
+    filed = lambda: mongo_db.fingerprints.count_documents({})
+    wait_until(lambda: done(petition) >= 100 and filed() > done(petition), every=0.005)
+    worker.stop(signal.SIGKILL)
+    assert filed() > done(petition) > 0  # killed after filing rows whose entries it had not committed
+    assert WorkerProcess(config_file, "--once").process.wait(timeout=60) == 0
+    assert_consistent(petition, config, mongo_db)
+
+
+def test_mariadb_restarted_under_a_running_worker_is_logged_and_waited_out(
+        mariadb, petition, config_file, config, mongo_db):
+    worker = WorkerProcess(config_file, "--batch-size", "50")
+    insert(petition, petition_rows(100))
+    wait_until(lambda: done(petition) > 0)
+    mariadb.restart()
+    petition.dispose()  # the test's own connections died with the server
+    insert(petition, petition_rows(100, start=100))
+    wait_until(lambda: pending(petition) == 0, timeout=60)
+    assert worker.stop() == 0
+    log = worker.text()
+    assert "is unreachable" in log and "resuming" in log, log
+    assert_consistent(petition, config, mongo_db)
+
+
+def test_sigterm_stops_the_worker_after_the_current_batch(petition, config_file, mongo_db):
+    insert(petition, petition_rows(400))
+    worker = WorkerProcess(config_file, "--batch-size", "50")
+    wait_until(lambda: done(petition) > 0)
+    assert worker.stop() == 0
+    log = worker.text()
+    assert "SIGTERM: stopping after the current batch" in log and "stopped: claimed=" in log
+    done_rows = {r[0] for r in sql(petition, "SELECT row_id FROM dedup_outbox WHERE done_at IS NOT NULL")}
+    assert 0 < len(done_rows) < 500
+    assert {d["row"] for d in mongo_db.fingerprints.find({}, {"row": 1})} == done_rows  # no batch left half done
+
+
+# -- failures
+
+
+def test_an_entry_that_keeps_failing_is_kept_with_its_error(mysql_url, mongo_uri, mongo_db):
+    engine = sa.create_engine(mysql_url)
+    with engine.begin() as conn:
+        sa.Table("petition", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
+                 sa.Column("content", mysql.TEXT(charset="latin1"))).create(conn)
+    config = config_of(mysql_url, mongo_uri, mongo_db.name, {"content": {"role": "long", "encoding": "gbk"}})
+    migrate.upgrade(config)
+    good, bad = "再次反映，小区楼道长期堆放杂物".encode("gbk").hex(), "ff41ff42"  # 0xFF starts no GBK character
+    sql(engine, f"INSERT INTO petition VALUES (1, UNHEX('{good}')), (2, UNHEX('{bad}')), (3, UNHEX('{good}'))")
+    tally = drain(config, max_attempts=3)
+    rows = sql(engine, "SELECT row_id, attempts, done_at IS NULL, last_error FROM dedup_outbox ORDER BY row_id")
+    assert [r[:3] for r in rows] == [(1, 1, 0), (2, 3, 1), (3, 1, 0)]
+    assert "not valid gbk" in rows[1][3]
+    assert tally.failed == 3
+    assert stored_pairs(engine) == {(1, 3), (3, 1)}
+    assert drain(config, max_attempts=3).claimed == 0  # given up: kept, no longer retried
+    engine.dispose()
+
+
+def test_a_config_naming_a_missing_column_is_a_clear_error_and_writes_nothing(petition, config_file, mongo_db):
+    insert(petition, petition_rows(8))
+    text = config_file.read_text(encoding="utf-8").replace('content = "long"', 'body = "long"')
+    config_file.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["watch", "--once", "--config", str(config_file)])
+    assert result.exit_code == 2
+    assert "column body not in table 'petition'" in result.output
+    assert sql(petition, "SELECT COUNT(*), SUM(attempts) FROM dedup_outbox WHERE done_at IS NULL")[0] == (10, 0)
+    assert mongo_db.fingerprints.count_documents({}) == 0
+
+
+# -- batch
+
+
+def test_batch_writes_dedup_match_both_ways_and_replaces_the_previous_batch(petition, config_file, config):
+    insert(petition, petition_rows(160))
+    run = lambda: CliRunner().invoke(main, ["batch", "--processes", "1", "--config", str(config_file)])
+    result = run()
+    assert result.exit_code == 0, result.output
+    assert "dedup_match: " in result.output and "replaced the previous batch's" in result.output
+    first = stored_pairs(petition, "batch")
+    assert first == expected_pairs(config) and first
+    a, b = sorted(first)[0]
+    sql(petition, f"DELETE FROM petition WHERE id IN ({a}, {b})")
+    assert run().exit_code == 0
+    assert stored_pairs(petition, "batch") == expected_pairs(config) == {p for p in first if not {a, b} & set(p)}
