@@ -1,8 +1,6 @@
 """集中处理, the scheduled job: read the whole table, fingerprint every row, find every pair
-within k by block classification, group them, and store the pairs and groups.
-
-(Rebuilding the MongoDB block index aside and the interruption tests are the next steps
-of issue 9.)
+within k by block classification, group them, and store a new generation (block index,
+pairs, groups) aside, switched live whole when complete (results.py).
 """
 
 from __future__ import annotations
@@ -12,13 +10,16 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from pymongo.database import Database
 
 from . import results
 from .config import Config
+from .incremental import Incremental, content_hash
 from .pairs import groups, similar_pairs, single_pass_pairs
 from .parallel import fingerprint_chunks
 from .source import SqlSource
+from .store import MongoStore
+
+_REPLAY_CHUNK = 1000
 
 
 @dataclass
@@ -28,6 +29,9 @@ class BatchResult:
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
     groups: list[list]
     seconds: dict[str, float] = field(default_factory=dict)
+    hashes: list[str] = field(default_factory=list)  # of each row's content (incremental.content_hash)
+    run: str = ""
+    replayed: int = 0  # rows changed by incremental writers while the batch ran
 
     @property
     def rows(self) -> int:
@@ -38,18 +42,31 @@ class BatchResult:
         return sum(len(g) for g in self.groups)
 
 
-def run_batch(config: Config, on_progress: Callable[[int], None] = lambda n: None,
+def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,
               processes: int | None = None, algorithm: str = "blocks") -> BatchResult:
-    """Fingerprint every row of the configured table (in id order), and find its pairs and
-    groups: by block classification, or by the paper's Single-Pass baseline (O(n^2))."""
+    """Fingerprint every row of the configured table (in id order), find its pairs and
+    groups (by block classification, or by the paper's Single-Pass baseline, O(n^2)), and
+    make them and a rebuilt block index live together."""
+    run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
+    result = _compute(config, on_progress, processes, algorithm)
+    result.run = run
+    _store(config, store, result)
+    return result
+
+
+def _compute(config: Config, on_progress: Callable[[int], None], processes: int | None,
+             algorithm: str) -> BatchResult:
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     source = SqlSource(config)
     ids: list = []
+    hashes: list[str] = []
+    fields = config.featurizer().fields
 
     def chunks():
         for chunk in source.rows():
             ids.extend(row[config.source.id_column] for row in chunk)
+            hashes.extend(content_hash(row, fields) for row in chunk)
             yield chunk
 
     parts = []
@@ -69,7 +86,7 @@ def run_batch(config: Config, on_progress: Callable[[int], None] = lambda n: Non
     start = time.perf_counter()
     found = _groups(ids, pairs)
     seconds["groups"] = time.perf_counter() - start
-    return BatchResult(ids, fingerprints, pairs, found, seconds)
+    return BatchResult(ids, fingerprints, pairs, found, seconds, hashes)
 
 
 def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:
@@ -81,14 +98,40 @@ def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list
     return sorted(members.values(), key=lambda g: (-len(g), g[0]))
 
 
-def store_results(config: Config, db: Database, result: BatchResult) -> str:
-    """Write the pairs and groups aside and publish them; returns the run id."""
+def _store(config: Config, store: MongoStore, result: BatchResult) -> None:
+    """Build the run's generation aside, switch it live, then replay into it what incremental
+    writers changed meanwhile."""
+    db, run = store.db, result.run
     start = time.perf_counter()
-    run = results.new_run(db, config.masked())
+    table = config.source.table
+    store.aside(run).file_many(table, zip(result.ids, result.fingerprints.tolist(), result.hashes))
+    result.seconds["index"] = time.perf_counter() - start
+
+    start = time.perf_counter()
     results.write_matches(db, run, result.ids, *result.pairs)
     results.write_groups(db, run, result.groups)
-    results.publish(db, run, results.RESULTS, {
+    results.switch(db, run, {
         "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
         "rows_with_similar": result.rows_with_similar})
     result.seconds["store"] = time.perf_counter() - start
-    return run
+    result.replayed = _replay(config, store)
+
+
+def _replay(config: Config, store: MongoStore) -> int:
+    """File (or remove) in the live generation each row an incremental writer changed while
+    the batch ran, as the table has it now."""
+    changes = store.db[results.CHANGES]
+    ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
+    index = Incremental(store, config)
+    with SqlSource(config) as source:
+        for start in range(0, len(ids), _REPLAY_CHUNK):
+            part = ids[start:start + _REPLAY_CHUNK]
+            present = {row[config.source.id_column]: row for row in source.rows_by_id(part)}
+            for row_id in part:
+                if row_id in present:
+                    index.add(row_id, present[row_id])
+                else:
+                    index.remove(row_id)
+    # Writers log only while `building` is set, which the switch cleared: this log is done.
+    changes.delete_many({})
+    return len(ids)

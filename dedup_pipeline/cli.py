@@ -67,7 +67,7 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
 
     Example: dedup-pipeline batch --out fingerprints.csv
     """
-    from .batch import run_batch, store_results
+    from .batch import run_batch
     from .lock import Lease, LockHeld
     from .matchtable import write_batch
     from .source import SqlSource
@@ -78,8 +78,7 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     try:
         with open_store(config) as store, Lease(store.db.locks, "batch"):
             with _progress(total, "fingerprinting") as advance:
-                result = run_batch(config, advance, processes, algorithm)
-            run = store_results(config, store.db, result)
+                result = run_batch(config, store, advance, processes, algorithm)
             written = write_batch(config, result.ids, *result.pairs)
     except (StoreError, LockHeld) as e:
         raise CliError(str(e)) from None
@@ -95,7 +94,9 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
                f"duplicate rate {rate:.1%})")
     click.echo("time: " + ", ".join(f"{phase} {s:.2f} s" for phase, s in result.seconds.items()))
     where = config.store.mongo_uri and _mask(config.store.mongo_uri) or f"{config.store.data_dir}/mongo"
-    click.echo(f"results: run {run}, collections matches and groups of database "
+    if result.replayed:
+        click.echo(f"rows changed by incremental checks during the batch, filed again: {result.replayed:,}")
+    click.echo(f"results: run {result.run}, block index, pairs and groups of database "
                f"{config.store.database!r} in {where}; export with `dedup-pipeline report`")
     if written is None:
         click.echo(f"dedup_match: not written (no such table in {_short_url(config)}; "

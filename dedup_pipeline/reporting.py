@@ -7,32 +7,22 @@ from typing import Any
 
 from . import results
 from .config import Config
-from .lock import Lease, LockHeld
 from .report import ReportData, groups_table, render_html, write_csv, write_jsonl
 from .source import SqlSource
 from .store import open_store
 
 
-def _live(db: Any) -> dict[str, Any]:
-    """The live run; a publish cut short by a dead batch is finished first (a rename on the
-    embedded store copies documents, so a half-done one would show part of the results)."""
-    try:
-        with Lease(db.locks, "batch"):
-            results.finish_publishing(db)
-    except LockHeld:
-        pass  # a running batch will finish its own publishing
-    run = results.current_run(db)
-    if run is None:
-        raise LookupError("no batch results yet: run `dedup-pipeline batch` first")
-    return run
-
-
 def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
+    """The live run's pointer, pairs and groups, all of one generation."""
     with open_store(config) as store:
-        run = _live(store.db)
-        pairs = [(m["a"], m["b"], m["distance"]) for m in store.db.matches.find({}, {"_id": 0}).sort([("a", 1), ("b", 1)])]
-        groups = [g["rows"] for g in store.db.groups.find().sort("_id", 1)]
-    return run, pairs, groups
+        db = store.db
+        run = results.current_run(db)
+        if run is None:
+            raise LookupError("no batch results yet: run `dedup-pipeline batch` first")
+        matches, groups = (db[results.named(name, run["run"])] for name in results.RESULTS)
+        pairs = [(m["a"], m["b"], m["distance"]) for m in matches.find({}, {"_id": 0}).sort([("a", 1), ("b", 1)])]
+        members = [g["rows"] for g in groups.find().sort("_id", 1)]
+    return run, pairs, members
 
 
 def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[list],

@@ -1,9 +1,18 @@
-"""Batch results in MongoDB: the pairs (`matches`) and groups (`groups`) of the last
-complete run, stamped with when and with which configuration they were computed.
+"""Batch runs in MongoDB: each run builds its own generation of collections aside (the
+block index `blocks`/`fingerprints`, the pairs `matches`, the groups `groups`, each named
+`<name>__<run>`), and one pointer document says which generation is live.
 
-A run writes its collections aside (`<name>__<run>`) and publishes them by renaming, so
-readers keep the previous results until the new ones are whole. Publishing is recorded in
-`runs` first: if the process dies half-way, the next run rolls the renames forward.
+Switching is one update of that document, so a reader sees the old generation or the new
+one whole, whatever moment a batch is killed at. The previous generation is kept until the
+next switch, so a reader that resolved it just before keeps reading whole results.
+
+    runs: {"_id": "live", "run": "<run>", "building": "<run>"|None, "summary": {...},
+           "settings": {...}, "finished_at": <date>}
+          {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...}}
+
+The pointer's `run` is "" before the first batch: the generation of plain names, which
+`dedup-pipeline add` fills. While a batch builds, `building` names it and every write to
+the live index is also logged in `changes`, to be replayed into the new one after the switch.
 """
 
 from __future__ import annotations
@@ -18,28 +27,54 @@ from pymongo.collection import Collection
 from pymongo.database import Database
 from pymongo.errors import OperationFailure
 
+RUNS, CHANGES, LIVE = "runs", "changes", "live"
 RESULTS = ("matches", "groups")
+GENERATION = ("blocks", "fingerprints", *RESULTS)  # the collections a run builds
 _BATCH = 10_000
 
 
+def named(name: str, run: str) -> str:
+    """The collection `name` of generation `run`; "" is the generation of plain names."""
+    return f"{name}__{run}" if run else name
+
+
+def pointer(db: Database) -> dict[str, Any]:
+    """The live pointer, created (no run yet, nothing building) if missing."""
+    return db[RUNS].find_one({"_id": LIVE}) or db[RUNS].find_one_and_update(
+        {"_id": LIVE}, {"$setOnInsert": {"run": "", "building": None}}, upsert=True, return_document=True)
+
+
+def live(db: Database, name: str) -> Collection:
+    """The live generation's collection `name`."""
+    return db[named(name, pointer(db)["run"])]
+
+
+def current_run(db: Database) -> dict[str, Any] | None:
+    """The live pointer with the summary of its run, or None before the first batch."""
+    found = pointer(db)
+    return found if found["run"] else None
+
+
 def new_run(db: Database, settings: dict[str, Any]) -> str:
-    """Start a run: clear what dead runs left, record this one, return its id."""
-    finish_publishing(db)
-    for stale in db.runs.find({"state": "building"}):
-        drop_staged(db, stale["_id"])
-    db.runs.delete_many({"state": "building"})
+    """Start building a generation: drop what dead runs left, clear the change log, and
+    mark the run as building (from then on, live writes are logged)."""
+    live_runs = _kept(pointer(db))
+    for stale in db[RUNS].find({"state": "building"}):
+        if stale["_id"] not in live_runs:
+            drop_generation(db, stale["_id"])
     run = f"{_now():%Y%m%dT%H%M%S%f}-{os.getpid()}"
-    db.runs.insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings})
+    db[RUNS].insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings})
+    # Cleared before `building` is set: a write that lands in between came before this
+    # run read the table; one after it is logged.
+    db[CHANGES].delete_many({})
+    db[RUNS].update_one({"_id": LIVE}, {"$set": {"building": run}}, upsert=True)
     return run
-
-
-def staged(name: str, run: str) -> str:
-    return f"{name}__{run}"
 
 
 def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> None:
     """Every pair once, as row ids: {a, b, distance} with a's row before b's."""
-    target = db[staged("matches", run)]
+    target = db[named("matches", run)]
+    target.create_index([("a", 1), ("b", 1)])
     for start in range(0, len(i), _BATCH):
         part = slice(start, start + _BATCH)
         target.insert_many([{"a": ids[x], "b": ids[y], "distance": int(z)}
@@ -49,7 +84,7 @@ def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.nd
 
 def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
     """Groups of two or more rows, numbered from 1, largest first."""
-    target = db[staged("groups", run)]
+    target = db[named("groups", run)]
     batch = []
     for number, rows in enumerate(groups, 1):
         batch.append({"_id": number, "rows": rows, "size": len(rows)})
@@ -60,38 +95,33 @@ def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
         target.insert_many(batch)
 
 
-def publish(db: Database, run: str, names: Sequence[str], summary: dict[str, Any]) -> None:
-    """Make the run's staged collections the live ones, then mark it done."""
-    # Staged writes made durable first, then the marker: a crash after the marker can only
-    # roll forward to whole results.
+def switch(db: Database, run: str, summary: dict[str, Any]) -> None:
+    """Make the run's generation live in one write, then drop the generations before the
+    one it replaces."""
+    # The new generation is made durable first: a crash after the switch finds it whole.
     _sync(db)
-    _journaled(db).update_one({"_id": run}, {"$set": {"state": "publishing", "names": list(names),
-                                                      "summary": summary, "finished_at": _now()}})
-    finish_publishing(db)
+    previous = pointer(db)["run"]
+    settings = db[RUNS].find_one({"_id": run})["settings"]
+    _journaled(db).update_one({"_id": LIVE}, {"$set": {
+        "run": run, "building": None, "previous": previous, "summary": summary,
+        "settings": settings, "finished_at": _now()}})
+    db[RUNS].update_one({"_id": run}, {"$set": {"state": "done"}})
+    for old in db[RUNS].find({"_id": {"$nin": [LIVE, run, previous]}}):
+        drop_generation(db, old["_id"])
+    if previous:
+        drop_generation(db, "")  # the plain names `add` fills before any batch
 
 
-def finish_publishing(db: Database) -> None:
-    """Roll forward any run that was recorded as publishing: rename what is still staged."""
-    for run in db.runs.find({"state": "publishing"}):
-        existing = set(db.list_collection_names())
-        for name in run["names"]:
-            source = staged(name, run["_id"])
-            if source in existing:
-                db[source].rename(name, dropTarget=True)
-        _sync(db)
-        _journaled(db).update_one({"_id": run["_id"]}, {"$set": {"state": "done"}})
-        db.runs.delete_many({"state": "done", "_id": {"$ne": run["_id"]}})
+def drop_generation(db: Database, run: str) -> None:
+    existing = set(db.list_collection_names())
+    for name in GENERATION:
+        if named(name, run) in existing:
+            db.drop_collection(named(name, run))
+    db[RUNS].delete_one({"_id": run})
 
 
-def drop_staged(db: Database, run: str) -> None:
-    for name in db.list_collection_names():
-        if name.endswith(f"__{run}"):
-            db.drop_collection(name)
-
-
-def current_run(db: Database) -> dict[str, Any] | None:
-    """The run whose results are live, or None before the first complete batch."""
-    return db.runs.find_one({"state": "done"})
+def _kept(live_pointer: dict[str, Any]) -> set[str]:
+    return {live_pointer.get("run", ""), live_pointer.get("previous", "")}
 
 
 def _sync(db: Database) -> None:
@@ -104,7 +134,7 @@ def _sync(db: Database) -> None:
 
 
 def _journaled(db: Database) -> Collection:
-    return db.runs.with_options(write_concern=WriteConcern(w=1, j=True))
+    return db[RUNS].with_options(write_concern=WriteConcern(w=1, j=True))
 
 
 def _now() -> dt.datetime:

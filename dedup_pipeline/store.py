@@ -18,12 +18,18 @@ names the change, so a writer that finds another's op on the row knows it lost a
 A lookup is one `find` by _id (plus one for overflow pages). Adding a new row is one
 request where the server has the bulkWrite command (MongoDB 8.0, SecantusDB: journal,
 entries and settling, in order), else three bulk_writes; a changed row takes three.
+
+Both collections belong to a generation (results.py): a store follows the live one, and
+each write ends with a guard that matches only if that generation is still live and no
+batch started building meanwhile; if not, the write is made again where it now belongs.
+While a batch builds, each write also logs its row in `changes`, for the batch to replay.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
@@ -34,6 +40,7 @@ import pymongo
 from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import BulkWriteError, ClientBulkWriteException, DuplicateKeyError, PyMongoError
 
+from . import results
 from .blocks import Scheme
 from .config import ENV_MONGO_URI, Config, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
@@ -46,6 +53,8 @@ LOAD_CHUNK = 100_000  # rows per bulk load step; its new blocks are inserted who
 # inserts four times faster than it updates)
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 DUPLICATE_KEY = 11000
+FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often (writes are
+# checked against it anyway, in the same request)
 
 
 class StoreError(RuntimeError):
@@ -164,13 +173,52 @@ def _reason(error: Exception) -> str:
 class MongoStore:
     """The block index in one MongoDB database, for the keys of `scheme`."""
 
-    def __init__(self, db: Any, scheme: Scheme, *, bucket_size: int = BUCKET_SIZE,
-                 one_request: bool | None = None, where: str = ""):
+    def __init__(self, db: Any, scheme: Scheme, *, generation: str | None = None,
+                 bucket_size: int = BUCKET_SIZE, one_request: bool | None = None, where: str = ""):
+        """`generation` None follows the live generation; a run id writes that one only."""
         self.db, self.scheme, self.bucket_size = db, scheme, bucket_size
-        self.blocks, self.rows = db[BLOCKS], db[ROWS]
+        self.follows = generation is None
         self.where = where or f"database {db.name}"
         with _errors(self.where):
             self.one_request = _has_bulk_write_command(db.client) if one_request is None else one_request
+            self._use(results.pointer(db) if self.follows else {"run": generation, "building": None})
+
+    def aside(self, run: str) -> MongoStore:
+        """A store of the generation a batch run builds aside, indexed like the live one."""
+        store = MongoStore(self.db, self.scheme, generation=run, bucket_size=self.bucket_size,
+                           one_request=self.one_request, where=self.where)
+        with _errors(self.where):
+            store.rows.create_index("state")
+        return store
+
+    # -- following the live generation
+
+    def _use(self, live: dict) -> None:
+        self.generation, self.building = live["run"], live.get("building")
+        self.blocks = self.db[results.named(BLOCKS, self.generation)]
+        self.rows = self.db[results.named(ROWS, self.generation)]
+        self._read_at = time.monotonic()
+
+    def _follow(self, now: bool = False) -> None:
+        if self.follows and (now or time.monotonic() - self._read_at > FOLLOW_S):
+            self._use(results.pointer(self.db))
+
+    def _guard(self, table: str, rows: list) -> list[_Op]:
+        """Ops that end a write: log its rows while a batch builds, then match the pointer
+        only if it still says what this store read (see `_moved`)."""
+        if not self.follows:
+            return []
+        log = [_Op(results.CHANGES, {"_id": row_key(table, row)}, {"$set": {"table": table, "row": row}},
+                   upsert=True) for row in rows] if self.building else []
+        same = {"_id": results.LIVE, "run": self.generation, "building": self.building}
+        return log + [_Op(results.RUNS, same, {"$set": {"run": self.generation}})]
+
+    def _moved(self, done: list[_Result]) -> bool:
+        """Whether the guard that ended a write missed: the write must be made again."""
+        if not self.follows or done[-1].matched == 1:
+            return False
+        self._follow(now=True)
+        return True
 
     # -- reading
 
@@ -178,6 +226,7 @@ class MongoStore:
         """Entries filed under these keys: those of the block documents first (one round
         trip), then those of their overflow pages (a second, only for overfull blocks)."""
         with _errors(self.where):
+            self._follow()
             docs = self._find(self.blocks, [block_id(t, k) for t, k in keys], {"info": 1, "pages": 1})
             yield _entries(docs)
             pages = [page_id(d["_id"], n) for d in docs for n in range(1, d.get("pages", 0) + 1)]
@@ -186,6 +235,7 @@ class MongoStore:
 
     def get(self, table: str, row: Any) -> Record | None:
         with _errors(self.where):
+            self._follow()
             doc = self.rows.find_one({"_id": row_key(table, row)})
         if doc is None:
             return None
@@ -200,15 +250,18 @@ class MongoStore:
         block of its old fingerprint. Filing the same row again changes nothing. A new
         row is one request: journal, entries and settling in one bulkWrite."""
         with _errors(self.where):
+            self._follow()
             key, op = row_key(table, row), _nonce()
             entry = _entry(table, row, fingerprint)
             ops = [self._journal(key, table, row, fingerprint, content, op)]
             ops += [self._entry_op(block, [(key, entry)]) for block in self._block_ids(fingerprint)]
             ops.append(_Op(ROWS, {"_id": key, "op": op, "first_op": op}, {"$set": {"state": FILED}}))
-            results = self._execute(ops)
-            if not results[0].upserted:  # filed before: clear what older fingerprints left
+            done = self._execute(ops + self._guard(table, [row]))
+            if self._moved(done):
+                return self.file(table, row, fingerprint, content)
+            if not done[0].upserted:  # filed before: clear what older fingerprints left
                 self._reconcile([key], op)
-            elif results[-1].matched != 1:  # another writer took the row meanwhile
+            elif done[len(ops) - 1].matched != 1:  # another writer took the row meanwhile
                 self._take_over([(table, row, self._block_ids(fingerprint))])
 
     def file_many(self, table: str, rows: Iterable[tuple[Any, int, str]]) -> int:
@@ -218,22 +271,29 @@ class MongoStore:
         written = 0
         with _errors(self.where):
             for chunk in _batched(rows, LOAD_CHUNK):
+                self._follow()
                 written += self._load(table, chunk)
+                while self._moved(self._execute(self._guard(table, [r for r, _, _ in chunk]))):
+                    written += self._load(table, chunk)
         return written
 
     def remove(self, table: str, row: Any) -> bool:
         """Take a row out of every block; False if it was not filed."""
         with _errors(self.where):
+            self._follow()
             key, op = row_key(table, row), _nonce()
-            if not self.rows.update_one({"_id": key}, {"$set": {"state": REMOVING, "op": op}}).matched_count:
-                return False
-            self._reconcile([key], op)
-            return True
+            found = self.rows.update_one({"_id": key}, {"$set": {"state": REMOVING, "op": op}}).matched_count
+            if found:
+                self._reconcile([key], op)
+            if self._moved(self._execute(self._guard(table, [row]))):
+                return self.remove(table, row)
+            return bool(found)
 
     def repair(self) -> int:
         """Complete every change a killed process or a lost connection left half done;
         returns how many rows needed it."""
         with _errors(self.where):
+            self._follow()
             pending = list(self.rows.find({"state": {"$in": [FILING, REMOVING]}}, {"op": 1}))
             if not pending:
                 return 0
@@ -356,13 +416,18 @@ class MongoStore:
         """One step of `file_many`: journal the new rows (insert_many), file them in their
         blocks, settle them with one update; rows that exist go through `_refile`."""
         op, docs = _nonce(), {}
+        # A generation built aside has one writer, and is dropped whole if it dies: its
+        # rows need no journal, and are written filed.
+        state = FILING if self.follows else FILED
         for row, fp, content in chunk:
             key = row_key(table, row)
-            docs[key] = {"_id": key, **self._row_doc(table, row, fp, content, op),
+            docs[key] = {"_id": key, **self._row_doc(table, row, fp, content, op), "state": state,
                          "blocks": self._block_ids(fp), "first_op": op}
         old = self._insert(self.rows, list(docs.values()))
         new = [doc for key, doc in docs.items() if key not in old]
         self._insert_blocks(new)
+        if not self.follows:
+            return len(new) + self._refile([docs[key] for key in old])
         settle = self.rows.update_many({"state": FILING, "op": op}, {"$set": {"state": FILED}})
         if settle.modified_count < len(new):  # another writer took some of these rows meanwhile
             now = self._find(self.rows, [d["_id"] for d in new], {"op": 1})
@@ -401,15 +466,15 @@ class MongoStore:
     def _execute(self, ops: list[_Op]) -> list[_Result]:
         """Run ops in order; an entry that meets a full block is filed by `_append`, and
         the ops after it resumed."""
-        results: list[_Result] = []
-        while len(results) < len(ops):
-            done, failed = self._run(ops[len(results):])
-            results += done
+        out: list[_Result] = []
+        while len(out) < len(ops):
+            done, failed = self._run(ops[len(out):])
+            out += done
             if failed is not None:
-                op = ops[len(results)]
+                op = ops[len(out)]
                 self._append(op.block, op.entries)
-                results.append(_Result(1, False))
-        return results
+                out.append(_Result(1, False))
+        return out
 
     def _run(self, ops: list[_Op]) -> tuple[list[_Result], int | None]:
         """Run ops in order until one meets a full block; its index (else None)."""
@@ -417,7 +482,7 @@ class MongoStore:
 
     def _run_one_request(self, ops: list[_Op]) -> tuple[list[_Result], int | None]:
         """All ops in one bulkWrite command (MongoDB 8.0): one round trip, in order."""
-        models = [op.model(f"{self.db.name}.{op.collection}") for op in ops]
+        models = [op.model(f"{self.db.name}.{self._named(op.collection)}") for op in ops]
         try:
             result, failed = self.db.client.bulk_write(models, verbose_results=True), None
         except ClientBulkWriteException as e:
@@ -436,7 +501,7 @@ class MongoStore:
         for start, end in _runs(ops):
             group = ops[start:end]
             try:
-                raw = self.db[group[0].collection].bulk_write([op.model() for op in group]).bulk_api_result
+                raw = self.db[self._named(group[0].collection)].bulk_write([op.model() for op in group]).bulk_api_result
                 failed = None
             except BulkWriteError as e:
                 raw, error = e.details, e.details["writeErrors"][0]
@@ -447,6 +512,10 @@ class MongoStore:
             if failed is not None:
                 return results, failed
         return results, None
+
+    def _named(self, collection: str) -> str:
+        """The collection an op names, in this store's generation."""
+        return {BLOCKS: self.blocks.name, ROWS: self.rows.name}.get(collection, collection)
 
     def _find(self, collection: Any, ids: list, projection: dict | None = None) -> list[dict]:
         """Documents by _id, IN_IDS ids per query."""

@@ -1,38 +1,78 @@
-"""Batch results are published whole: readers see the old results until the new are complete."""
+"""Batch generations: built aside, made live by one write, the previous kept until the next
+switch; a store following the live generation re-makes a write the switch overtook."""
 
 import numpy as np
 
 from dedup_pipeline import results
+from dedup_pipeline.blocks import BlockScheme
+from dedup_pipeline.store import MongoStore
+
+SCHEME = BlockScheme()
 
 
-def test_published_results_replace_the_previous_run(mongo_db):
-    for ids in ([1, 2], [3, 4]):
-        run = results.new_run(mongo_db, {"k": 3})
-        results.write_matches(mongo_db, run, ids, np.array([0]), np.array([1]), np.array([2]))
-        results.write_groups(mongo_db, run, [ids])
-        results.publish(mongo_db, run, results.RESULTS, {"rows": 2})
-    assert [(m["a"], m["b"]) for m in mongo_db.matches.find()] == [(3, 4)]
-    assert results.current_run(mongo_db)["_id"] == run
+def build(db, pairs, ids=(1, 2)):
+    """A run with these pairs of positions in `ids`, switched live; returns its id."""
+    run = results.new_run(db, {"k": 3})
+    a, b = zip(*pairs)
+    results.write_matches(db, run, list(ids), np.array(a), np.array(b), np.ones(len(a), int))
+    results.write_groups(db, run, [list(ids)])
+    results.switch(db, run, {"rows": len(ids)})
+    return run
 
 
-def test_a_run_killed_while_building_leaves_the_previous_results_and_is_cleared(mongo_db):
-    run = results.new_run(mongo_db, {})
-    results.write_groups(mongo_db, run, [[1, 2]])
-    results.publish(mongo_db, run, results.RESULTS, {"rows": 2})
+def live_pairs(db):
+    return [(m["a"], m["b"]) for m in results.live(db, "matches").find()]
+
+
+def test_before_any_batch_the_live_generation_is_the_plain_names(mongo_db):
+    assert results.current_run(mongo_db) is None
+    assert results.live(mongo_db, "blocks").name == "blocks"
+
+
+def test_a_switched_run_replaces_the_previous_results(mongo_db):
+    build(mongo_db, [(0, 1)], ids=(1, 2))
+    run = build(mongo_db, [(0, 1)], ids=(3, 4))
+    assert live_pairs(mongo_db) == [(3, 4)]
+    assert results.current_run(mongo_db)["run"] == run
+
+
+def test_a_run_killed_while_building_leaves_the_previous_results_and_is_dropped_later(mongo_db):
+    build(mongo_db, [(0, 1)], ids=(1, 2))
     dead = results.new_run(mongo_db, {})
-    results.write_groups(mongo_db, dead, [[7, 8]])  # ...and the process dies here
-    assert [g["rows"] for g in mongo_db.groups.find()] == [[1, 2]]
+    results.write_matches(mongo_db, dead, [7, 8], np.array([0]), np.array([1]), np.array([1]))
+    # ...and the process dies here
+    assert live_pairs(mongo_db) == [(1, 2)]
     results.new_run(mongo_db, {})
-    assert results.staged("groups", dead) not in mongo_db.list_collection_names()
+    assert results.named("matches", dead) not in mongo_db.list_collection_names()
 
 
-def test_a_run_killed_while_publishing_is_rolled_forward(mongo_db):
+def test_the_previous_generation_is_kept_until_the_next_switch(mongo_db):
+    first = build(mongo_db, [(0, 1)])
+    second = build(mongo_db, [(0, 1)])
+    names = set(mongo_db.list_collection_names())
+    assert {results.named("matches", first), results.named("matches", second)} <= names
+    build(mongo_db, [(0, 1)])
+    assert results.named("matches", first) not in mongo_db.list_collection_names()
+
+
+def test_a_write_overtaken_by_a_switch_is_made_again_in_the_new_generation(mongo_db):
+    writer = MongoStore(mongo_db, SCHEME)  # reads the pointer now, and trusts it for a second
     run = results.new_run(mongo_db, {})
-    results.write_groups(mongo_db, run, [[5, 6]])
-    results.write_matches(mongo_db, run, [5, 6], np.array([0]), np.array([1]), np.array([1]))
-    mongo_db.runs.update_one({"_id": run}, {"$set": {"state": "publishing", "names": list(results.RESULTS),
-                                                     "summary": {}, "finished_at": None}})
-    mongo_db[results.staged("groups", run)].rename("groups")  # one rename done, then killed
-    results.new_run(mongo_db, {})
-    assert mongo_db.matches.count_documents({}) == 1
-    assert mongo_db.runs.find_one({"_id": run})["state"] == "done"
+    MongoStore(mongo_db, SCHEME).aside(run).file("petition", 1, 0x1234)
+    results.switch(mongo_db, run, {"rows": 1})
+    writer.file("petition", 2, 0x1234)
+    assert writer.generation == run
+    assert {d["row"] for d in mongo_db[results.named("fingerprints", run)].find()} == {1, 2}
+
+
+def test_writes_while_a_batch_builds_are_logged_for_it_to_replay(mongo_db):
+    run = results.new_run(mongo_db, {})
+    writer = MongoStore(mongo_db, SCHEME)
+    writer.file("petition", 5, 0xABCD)
+    writer.remove("petition", 6)
+    assert {d["row"] for d in mongo_db[results.CHANGES].find()} == {5, 6}
+    results.switch(mongo_db, run, {"rows": 0})
+    writer.file("petition", 7, 0xABCD)  # overtaken by the switch: made again, unlogged
+    writer.file("petition", 8, 0xABCD)
+    assert writer.building is None
+    assert mongo_db[results.CHANGES].count_documents({"row": 8}) == 0

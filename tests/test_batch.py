@@ -1,0 +1,83 @@
+"""The batch builds its block index aside (on a real MariaDB and MongoDB-protocol server):
+checks answer from the old index until the new one is live, and rows that incremental
+writers change while the batch runs end up in the new index as the table has them."""
+
+import pytest
+import sqlalchemy as sa
+
+from benchmarks.corpus import documents
+from dedup_pipeline.batch import run_batch
+from dedup_pipeline.config import parse_config
+from dedup_pipeline.incremental import Incremental
+from dedup_pipeline.store import MongoStore, open_store
+
+ROWS = 300
+
+
+@pytest.fixture
+def table(mysql_url):
+    """`petition(id, content)` of real news text; row 2 re-submits row 1."""
+    texts = documents(150, ROWS)
+    texts[1] = "再次反映" + texts[0]
+    meta = sa.MetaData()
+    petition = sa.Table("petition", meta, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                        sa.Column("content", sa.Text))
+    engine = sa.create_engine(mysql_url)
+    meta.create_all(engine)
+    with engine.begin() as conn:
+        conn.execute(petition.insert(), [{"id": i + 1, "content": t} for i, t in enumerate(texts)])
+    yield engine, petition, texts
+    engine.dispose()
+
+
+@pytest.fixture
+def config(mysql_url, mongo_uri, mongo_db):
+    return parse_config({"source": {"url": mysql_url, "table": "petition"}, "fields": {"content": "long"},
+                         "store": {"mongo_uri": mongo_uri, "database": mongo_db.name},
+                         "batch": {"chunk_size": 50, "processes": 1}}, {})
+
+
+def writer(config, mongo_db):
+    """An incremental writer of its own, as a `watch` worker would be."""
+    return Incremental(MongoStore(mongo_db, config.block_scheme()), config)
+
+
+def similar_to_row_1(index, texts):
+    return [m.row for m in index.check({"content": texts[0]}, exclude=1)]
+
+
+def test_checks_answer_from_the_old_index_until_the_new_one_is_live(config, table, mongo_db):
+    engine, petition, texts = table
+    with open_store(config) as store:
+        run_batch(config, store, processes=1)
+        with engine.begin() as conn:  # row 2 no longer re-submits row 1
+            conn.execute(petition.update().where(petition.c.id == 2).values(content=texts[-1][::-1]))
+        seen = []
+        run_batch(config, store, lambda n: seen.append(similar_to_row_1(writer(config, mongo_db), texts)),
+                  processes=1)
+        assert seen and all(found == [2] for found in seen)
+        assert similar_to_row_1(writer(config, mongo_db), texts) == []
+
+
+def test_rows_changed_by_incremental_writers_during_the_batch_are_in_the_new_index(config, table, mongo_db):
+    engine, petition, texts = table
+    progress = []
+
+    def meanwhile(n):  # after the batch has read the whole table: an insert and a delete
+        progress.append(n)
+        if sum(progress) < ROWS:
+            return
+        index = writer(config, mongo_db)
+        with engine.begin() as conn:
+            conn.execute(petition.insert().values(id=999, content=texts[0]))
+            conn.execute(petition.delete().where(petition.c.id == 3))
+        index.add(999, {"content": texts[0]})
+        index.remove(3)
+
+    with open_store(config) as store:
+        result = run_batch(config, store, meanwhile, processes=1)
+        assert result.rows == ROWS and result.replayed == 2
+        index = writer(config, mongo_db)
+        assert sorted(similar_to_row_1(index, texts)) == [2, 999]
+        assert store.get("petition", 3) is None
+        assert store.get("petition", 4) is not None
