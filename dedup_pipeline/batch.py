@@ -14,7 +14,8 @@ import numpy as np
 from . import results
 from .config import Config
 from .incremental import Incremental, content_hash
-from .pairs import groups, similar_pairs, single_pass_pairs
+from .pairs import groups, single_pass_pairs
+from .schemes import scheme_of
 from .parallel import fingerprint_chunks
 from .source import SqlSource
 from .store import MongoStore
@@ -30,6 +31,7 @@ class BatchResult:
     groups: list[list]
     seconds: dict[str, float] = field(default_factory=dict)
     hashes: list[str] = field(default_factory=list)  # of each row's content (incremental.content_hash)
+    probes: list = field(default_factory=list)  # what the scheme compares each row by
     run: str = ""
     replayed: int = 0  # rows changed by incremental writers while the batch ran
 
@@ -69,24 +71,33 @@ def _compute(config: Config, on_progress: Callable[[int], None], processes: int 
             hashes.extend(content_hash(row, fields) for row in chunk)
             yield chunk
 
-    parts = []
-    for part in fingerprint_chunks(chunks(), config, processes):
-        parts.append(part)
-        on_progress(len(part))
-    fingerprints = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    scheme = scheme_of(config)
+    if config.shingles:
+        probes = []
+        for chunk in chunks():
+            probes += scheme.probes(chunk)
+            on_progress(len(chunk))
+        fingerprints = np.array([scheme.fingerprint(p) for p in probes], dtype=np.uint64)
+    else:
+        parts = []
+        for part in fingerprint_chunks(chunks(), config, processes):
+            parts.append(part)
+            on_progress(len(part))
+        fingerprints = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        probes = fingerprints.tolist()
     seconds["read+fingerprint"] = time.perf_counter() - start
 
     start = time.perf_counter()
     if algorithm == "single-pass":
         pairs = single_pass_pairs(fingerprints, config.fingerprint.k)
     else:
-        pairs = similar_pairs(fingerprints, config.block_scheme())
+        pairs = scheme.pairs(probes)
     seconds["all-pairs"] = time.perf_counter() - start
 
     start = time.perf_counter()
     found = _groups(ids, pairs)
     seconds["groups"] = time.perf_counter() - start
-    return BatchResult(ids, fingerprints, pairs, found, seconds, hashes)
+    return BatchResult(ids, fingerprints, pairs, found, seconds, hashes, probes)
 
 
 def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:
@@ -104,7 +115,10 @@ def _store(config: Config, store: MongoStore, result: BatchResult) -> None:
     db, run = store.db, result.run
     start = time.perf_counter()
     table = config.source.table
-    store.aside(run).file_many(table, zip(result.ids, result.fingerprints.tolist(), result.hashes))
+    scheme = scheme_of(config)
+    store.aside(run).file_many(table, (
+        (i, fp, content, scheme.keys(p), scheme.sketch(p))
+        for i, fp, content, p in zip(result.ids, result.fingerprints.tolist(), result.hashes, result.probes)))
     result.seconds["index"] = time.perf_counter() - start
 
     start = time.perf_counter()

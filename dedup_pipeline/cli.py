@@ -73,6 +73,9 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     from .source import SqlSource
     from .store import StoreError, open_store
 
+    if algorithm == "single-pass" and config.shingles:
+        raise CliError("--algorithm single-pass compares SimHash fingerprints: set [scheme] name = "
+                       "\"blocks\" to use it", EXIT_CONFIG)
     total = SqlSource(config).count()
     click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
     try:
@@ -89,7 +92,7 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
             writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
     rate = result.rows_with_similar / max(result.rows, 1)
     click.echo(f"rows fingerprinted: {result.rows:,}")
-    click.echo(f"similar pairs (distance <= {config.fingerprint.k}): {len(result.pairs[0]):,}")
+    click.echo(f"similar pairs ({_similar_means(config)}): {len(result.pairs[0]):,}")
     click.echo(f"groups: {len(result.groups):,} ({result.rows_with_similar:,} rows with a similar row, "
                f"duplicate rate {rate:.1%})")
     click.echo("time: " + ", ".join(f"{phase} {s:.2f} s" for phase, s in result.seconds.items()))
@@ -105,6 +108,14 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
         click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
     if out:
         click.echo(f"fingerprints written to {out}")
+
+
+def _similar_means(config: Config) -> str:
+    if config.shingles:
+        s = config.scheme
+        return (f"shingle similarity >= {s.threshold:g}, or {s.containment:.0%} of the shorter text "
+                f"inside the longer; distance = 1 - similarity")
+    return f"SimHash distance <= {config.fingerprint.k} bits"
 
 
 @main.command()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .blocks import BlockScheme, SchemeError
+from .shingles import ShingleScheme
 from .features import DEFAULT_WEIGHTS, ROLES, Featurizer, Field
 from .text import PUNCTUATION_MODES
 from .tokenize import cutter
@@ -45,11 +46,21 @@ class FingerprintConfig:
     tokenizer: str = "auto"
 
 
+SCHEMES = ("shingles", "blocks")
+
+
 @dataclass(frozen=True)
 class SchemeConfig:
-    name: str = "blocks"
+    name: str = "shingles"
+    # "blocks": SimHash fingerprints within k bits (seed 003)
     blocks: int = 4
     key_blocks: int = 1
+    # "shingles": character shingles confirmed by exact similarity (shingles.py)
+    size: int = 2
+    key_size: int = 5
+    keys: int = 8
+    threshold: float = 0.5
+    containment: float = 0.8
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,15 @@ class Config:
 
     def block_scheme(self) -> BlockScheme:
         return BlockScheme(self.fingerprint.bits, self.fingerprint.k, self.scheme.blocks, self.scheme.key_blocks)
+
+    def shingle_scheme(self) -> ShingleScheme:
+        s = self.scheme
+        return ShingleScheme(s.size, s.key_size, s.keys, s.threshold, s.containment)
+
+    @property
+    def shingles(self) -> bool:
+        """Whether rows are compared by shingles (else by SimHash fingerprints)."""
+        return self.scheme.name == "shingles"
 
     def masked(self) -> dict[str, Any]:
         """The effective settings as plain data, with every password masked."""
@@ -167,7 +187,9 @@ def _section(data: Mapping[str, Any], name: str, cls: type) -> Any:
     for key, value in raw.items():
         default = fields[key].default
         expected = str if default is MISSING else type(default)
-        if type(value) is not expected:
+        if expected is float and type(value) is int:
+            raw = {**raw, key: float(value)}
+        elif type(value) is not expected:
             raise ConfigError(f"[{name}] {key} must be {_TYPE_NAMES[expected]}, got {value!r}")
     return cls(**raw)
 
@@ -218,8 +240,16 @@ def _check(config: Config) -> None:
     if fp.tokenizer not in ("auto", "jieba"):
         raise ConfigError(f"[fingerprint] tokenizer must be \"auto\" (rjieba when installed, else "
                           f"jieba) or \"jieba\", got {fp.tokenizer!r}")
-    if config.scheme.name != "blocks":
-        raise ConfigError(f"[scheme] name {config.scheme.name!r} is unknown; available: \"blocks\"")
+    scheme = config.scheme
+    if scheme.name not in SCHEMES:
+        raise ConfigError(f"[scheme] name {scheme.name!r} is unknown; available: "
+                          + ", ".join(f'"{name}"' for name in SCHEMES))
+    for key in ("size", "key_size", "keys"):
+        if getattr(scheme, key) < 1:
+            raise ConfigError(f"[scheme] {key} must be 1 or more, got {getattr(scheme, key)}")
+    for key in ("threshold", "containment"):
+        if not 0 < getattr(scheme, key) <= 1:
+            raise ConfigError(f"[scheme] {key} must be above 0 and at most 1, got {getattr(scheme, key)}")
     try:
         config.block_scheme()
     except SchemeError as e:
@@ -245,6 +275,9 @@ def _check(config: Config) -> None:
                               f"(as \"ignore\" if it should not count in the fingerprint)")
     if all(f.role == "ignore" for f in config.fields):
         raise ConfigError("[fields]: every field is \"ignore\"; give at least one a role short or long")
+    if scheme.name == "shingles" and all(f.role != "long" for f in config.fields):
+        raise ConfigError("[scheme] name = \"shingles\" compares the long fields, and [fields] has none: "
+                          "give the text column the role \"long\", or use name = \"blocks\"")
 
 
 def _no_unknown(data: Mapping[str, Any], allowed: set[str], where: str) -> None:

@@ -13,9 +13,8 @@ from cityhash import CityHash64
 
 from .config import Config
 from .features import SEPARATOR, value_text
-from .simhash import fingerprint_many
-from .simhash import fingerprint as fingerprint_row
-from .store import MongoStore, open_store
+from .schemes import scheme_of
+from .store import MongoStore, block_id, open_store
 
 MODES = ("exists", "all")
 _CHUNK = 2000
@@ -37,57 +36,75 @@ class Incremental:
     """Checks and changes against the stored index of the configured table."""
 
     def __init__(self, store: MongoStore, config: Config):
-        self.store, self.scheme, self.featurizer = store, config.block_scheme(), config.featurizer()
+        self.store, self.scheme, self.fields = store, scheme_of(config), config.fields
         self.table = config.source.table
         longs = [f.name for f in config.fields if f.role == "long"]
         self.text_field = longs[0] if longs else config.fields[0].name
 
+    def probe(self, row: Mapping[str, Any] | str) -> Any:
+        """What the scheme compares a row (or a text, read as the first long field) by."""
+        return self.scheme.probes([self._as_row(row)])[0]
+
     def fingerprint(self, row: Mapping[str, Any] | str) -> int:
-        """A row's fingerprint; a text is read as the first long field."""
-        return fingerprint_row(self._as_row(row), self.featurizer)
+        """A row's 64-bit fingerprint (for shingles: of its shingle set)."""
+        return self.scheme.fingerprint(self.probe(row))
 
     def check(self, row: Mapping[str, Any] | str, mode: str = "all", exclude: Any = None) -> list[Match]:
         """Stored rows similar to a row or a text, nearest first, never `exclude` (the
-        row's own id); in `exists` mode, at most the first one found."""
-        return self.similar(self.fingerprint(row), mode, exclude)
+        row's own id); in `exists` mode, at most the nearest one."""
+        return self.similar(self.probe(row), mode, exclude)
 
-    def similar(self, fingerprint: int, mode: str = "all", exclude: Any = None) -> list[Match]:
-        """Stored rows similar to a fingerprint: read its blocks, confirm each candidate."""
+    def similar(self, probe: Any, mode: str = "all", exclude: Any = None) -> list[Match]:
+        """Stored rows similar to a probe: read its blocks, confirm each candidate."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        found: dict[Any, int] = {}
-        for entries in self.store.lookup(self.scheme.keys(fingerprint)):
+        found = self.similar_many({exclude: probe})[exclude]
+        return found[:1] if mode == "exists" else found
+
+    def similar_many(self, probes: Mapping[Any, Any]) -> dict[Any, list[Match]]:
+        """{row id: stored rows similar to its probe, nearest first, never itself}, with one
+        lookup for all of them."""
+        keys = {row: self.scheme.keys(p) for row, p in probes.items()}
+        blocks = {row: {block_id(t, k) for t, k in row_keys} for row, row_keys in keys.items()}
+        candidates: dict[Any, tuple[int, set]] = {}  # row: (fingerprint, blocks it is in)
+        for entries in self.store.lookup(sorted(set().union(*keys.values()))):
             for entry in entries:
-                if entry.table != self.table or entry.row == exclude:
-                    continue
-                distance = self.scheme.distance(fingerprint, entry.fingerprint)
-                if distance is not None and distance < found.get(entry.row, distance + 1):
-                    found[entry.row] = distance
-                    if mode == "exists":
-                        return [Match(entry.row, distance)]
-        return sorted((Match(row, d) for row, d in found.items()), key=lambda m: m.distance)
+                if entry.table == self.table:
+                    candidates.setdefault(entry.row, (entry.fingerprint, set()))[1].add(entry.block)
+        stored = self._stored(candidates)
+        found: dict[Any, list[Match]] = {}
+        for row, p in probes.items():
+            near = [Match(other, d) for other, (_, shared) in candidates.items()
+                    if other != row and shared & blocks[row]
+                    and (d := self.scheme.distance(p, stored[other])) is not None]
+            found[row] = sorted(near, key=lambda m: m.distance)
+        return found
 
-    def add(self, row_id: Any, row: Mapping[str, Any]) -> None:
-        """File a row; if it was filed before, its old fingerprint leaves every block it was
-        in. Adding the same row again leaves one entry."""
-        self.store.file(self.table, row_id, self.fingerprint(row), content_hash(row, self.featurizer.fields))
+    def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
+        """File a row; if it was filed before, it leaves every block it was in. Adding the
+        same row again leaves one entry. Returns its probe."""
+        probe = self.probe(row)
+        self.store.file(self.table, row_id, *self._filing(row, probe))
+        return probe
 
-    def update(self, row_id: Any, row: Mapping[str, Any]) -> None:
+    def update(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """A changed row: the same as `add`."""
-        self.add(row_id, row)
+        return self.add(row_id, row)
 
     def add_and_check(self, row_id: Any, row: Mapping[str, Any], mode: str = "all") -> list[Match]:
         """File a row, then find the rows similar to it. Filing before looking means that of
         two similar rows added at the same moment, at least the later lookup sees the other
         (both do unless one looks before the other's filing is written)."""
-        fingerprint = self.fingerprint(row)
-        self.store.file(self.table, row_id, fingerprint, content_hash(row, self.featurizer.fields))
-        return self.similar(fingerprint, mode, exclude=row_id)
+        return self.similar(self.add(row_id, row), mode, exclude=row_id)
 
     def add_many(self, rows: Iterable[tuple[Any, Mapping[str, Any]]]) -> int:
-        """File many (row id, row) pairs, fingerprinted in batches; rows whose fingerprint
-        is already stored are skipped. Returns how many were written."""
-        return self.store.file_many(self.table, self._fingerprinted(rows))
+        """File many (row id, row) pairs, in batches; rows whose fingerprint is already
+        stored are skipped. Returns how many were written."""
+        return self.store.file_many(self.table, self._probed(rows))
+
+    def file_many(self, items: Iterable[tuple[Any, Mapping[str, Any], Any]]) -> int:
+        """File (row id, row, probe) triples whose probes are known; as `add_many`."""
+        return self.store.file_many(self.table, ((i, *self._filing(row, p)) for i, row, p in items))
 
     def remove(self, row_id: Any) -> bool:
         """Take a row out of the index; False if it was not there."""
@@ -97,21 +114,29 @@ class Incremental:
         """Complete the changes a killed run left half done; how many rows needed it."""
         return self.store.repair()
 
-    def _fingerprinted(self, rows: Iterable[tuple[Any, Mapping]]) -> Iterator[tuple[Any, int, str]]:
+    def _stored(self, candidates: Mapping[Any, tuple[int, set]]) -> dict[Any, Any]:
+        """The probes of stored rows, as the scheme compares them."""
+        sketches = self.store.sketches(self.table, list(candidates)) if self.scheme.sketch_stored else {}
+        return {row: self.scheme.restore(fp, sketches.get(row)) for row, (fp, _) in candidates.items()}
+
+    def _filing(self, row: Mapping[str, Any], probe: Any) -> tuple:
+        """What the store files with a row: fingerprint, content hash, keys, sketch."""
+        return (self.scheme.fingerprint(probe), content_hash(row, self.fields),
+                self.scheme.keys(probe), self.scheme.sketch(probe))
+
+    def _probed(self, rows: Iterable[tuple[Any, Mapping]]) -> Iterator[tuple]:
         chunk: list[tuple[Any, Mapping]] = []
         for item in rows:
             chunk.append(item)
             if len(chunk) == _CHUNK:
-                yield from self._fingerprint_chunk(chunk)
+                yield from self._probe_chunk(chunk)
                 chunk = []
-        yield from self._fingerprint_chunk(chunk)
+        yield from self._probe_chunk(chunk)
 
-    def _fingerprint_chunk(self, chunk: list[tuple[Any, Mapping]]) -> Iterator[tuple[Any, int, str]]:
-        if not chunk:
-            return
-        fingerprints = fingerprint_many([row for _, row in chunk], self.featurizer).tolist()
-        for (row_id, row), fp in zip(chunk, fingerprints):
-            yield row_id, fp, content_hash(row, self.featurizer.fields)
+    def _probe_chunk(self, chunk: list[tuple[Any, Mapping]]) -> Iterator[tuple]:
+        probes = self.scheme.probes([row for _, row in chunk])
+        for (row_id, row), p in zip(chunk, probes):
+            yield (row_id, *self._filing(row, p))
 
     def _as_row(self, row: Mapping[str, Any] | str) -> Mapping[str, Any]:
         return {self.text_field: row} if isinstance(row, str) else row

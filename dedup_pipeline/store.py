@@ -77,6 +77,7 @@ class Entry(NamedTuple):
     table: str
     row: Any
     fingerprint: int
+    block: str = ""  # the block it was found in: "<table index>:<key>"
 
 
 class Record(NamedTuple):
@@ -233,6 +234,13 @@ class MongoStore:
             if pages:
                 yield _entries(self._find(self.blocks, pages, {"info": 1}))
 
+    def sketches(self, table: str, rows: list) -> dict[Any, bytes]:
+        """The sketches filed with these rows (those that have one): one round trip per
+        IN_IDS rows."""
+        with _errors(self.where):
+            docs = self._find(self.rows, [row_key(table, r) for r in rows], {"row": 1, "sketch": 1})
+        return {d["row"]: d["sketch"] for d in docs if "sketch" in d}
+
     def get(self, table: str, row: Any) -> Record | None:
         with _errors(self.where):
             self._follow()
@@ -245,27 +253,35 @@ class MongoStore:
 
     # -- writing
 
-    def file(self, table: str, row: Any, fingerprint: int, content: str = "") -> None:
+    def file(self, table: str, row: Any, fingerprint: int, content: str = "",
+             keys: list[tuple[int, int]] | None = None, sketch: bytes | None = None) -> None:
         """File a row under the keys of its fingerprint; a row filed before leaves every
         block of its old fingerprint. Filing the same row again changes nothing. A new
-        row is one request: journal, entries and settling in one bulkWrite."""
+        row is one request: journal, entries and settling in one bulkWrite. `keys` (else the
+        scheme's keys of the fingerprint) and `sketch` come from a scheme that needs them."""
+        ids = self._block_ids(fingerprint) if keys is None else [block_id(t, k) for t, k in keys]
+        self._file(table, row, fingerprint, content, ids, sketch)
+
+    def _file(self, table: str, row: Any, fingerprint: int, content: str, ids: list[str],
+              sketch: bytes | None) -> None:
         with _errors(self.where):
             self._follow()
             key, op = row_key(table, row), _nonce()
             entry = _entry(table, row, fingerprint)
-            ops = [self._journal(key, table, row, fingerprint, content, op)]
-            ops += [self._entry_op(block, [(key, entry)]) for block in self._block_ids(fingerprint)]
+            ops = [self._journal(key, self._row_doc(table, row, fingerprint, content, op, ids, sketch))]
+            ops += [self._entry_op(block, [(key, entry)]) for block in ids]
             ops.append(_Op(ROWS, {"_id": key, "op": op, "first_op": op}, {"$set": {"state": FILED}}))
             done = self._execute(ops + self._guard(table, [row]))
             if self._moved(done):
-                return self.file(table, row, fingerprint, content)
+                return self._file(table, row, fingerprint, content, ids, sketch)
             if not done[0].upserted:  # filed before: clear what older fingerprints left
                 self._reconcile([key], op)
             elif done[len(ops) - 1].matched != 1:  # another writer took the row meanwhile
-                self._take_over([(table, row, self._block_ids(fingerprint))])
+                self._take_over([(table, row, ids)])
 
-    def file_many(self, table: str, rows: Iterable[tuple[Any, int, str]]) -> int:
-        """File (row id, fingerprint, content hash) triples, LOAD_CHUNK at a time: new rows
+    def file_many(self, table: str, rows: Iterable[tuple]) -> int:
+        """File (row id, fingerprint, content hash[, keys, sketch]), as `file` takes them,
+        LOAD_CHUNK at a time: new rows
         and new blocks are inserted whole, rows filed before go through `file`, skipped if
         their fingerprint is unchanged. Returns how many rows were written."""
         written = 0
@@ -273,7 +289,7 @@ class MongoStore:
             for chunk in _batched(rows, LOAD_CHUNK):
                 self._follow()
                 written += self._load(table, chunk)
-                while self._moved(self._execute(self._guard(table, [r for r, _, _ in chunk]))):
+                while self._moved(self._execute(self._guard(table, [item[0] for item in chunk]))):
                     written += self._load(table, chunk)
         return written
 
@@ -308,17 +324,23 @@ class MongoStore:
     def _block_ids(self, fingerprint: int) -> list[str]:
         return [block_id(t, k) for t, k in self.scheme.keys(fingerprint)]
 
-    def _row_doc(self, table: str, row: Any, fingerprint: int, content: str, op: str) -> dict:
-        return {"table": table, "row": row, "fingerprint": to_int64(fingerprint), "content": content,
-                "state": FILING, "op": op}
+    @staticmethod
+    def _row_doc(table: str, row: Any, fingerprint: int, content: str, op: str, ids: list[str],
+                 sketch: bytes | None) -> dict:
+        doc = {"table": table, "row": row, "fingerprint": to_int64(fingerprint), "content": content,
+               "state": FILING, "op": op, "keys": ids}
+        return doc if sketch is None else {**doc, "sketch": sketch}
 
-    def _journal(self, key: str, table: str, row: Any, fingerprint: int, content: str, op: str) -> _Op:
+    def _current_blocks(self, doc: dict) -> list[str]:
+        """The blocks a row's journal says it belongs in now."""
+        return doc["keys"] if "keys" in doc else self._block_ids(from_int64(doc["fingerprint"]))
+
+    def _journal(self, key: str, doc: dict) -> _Op:
         """Record what the row becomes, and every block it is about to enter, before any
         block is written: whatever happens next, the journal says what to complete."""
         return _Op(ROWS, {"_id": key}, {
-            "$set": self._row_doc(table, row, fingerprint, content, op),
-            "$addToSet": {"blocks": {"$each": self._block_ids(fingerprint)}},
-            "$setOnInsert": {"first_op": op}}, upsert=True)
+            "$set": doc, "$addToSet": {"blocks": {"$each": doc["keys"]}},
+            "$setOnInsert": {"first_op": doc["op"]}}, upsert=True)
 
     def _entry_op(self, block: str, entries: list[tuple[str, dict]], page: int = 0) -> _Op:
         """Add (row key, entry) pairs, at most bucket_size, to a page of a block if it has
@@ -352,12 +374,12 @@ class MongoStore:
         fingerprint = from_int64(doc["fingerprint"])
         entry = [(doc["_id"], _entry(doc["table"], doc["row"], fingerprint))]
         return ([_Op(BLOCKS, {"_id": b}, {"$pull": {"info": stale}}) for b in doc["blocks"]]
-                + [self._entry_op(b, entry) for b in self._block_ids(fingerprint)])
+                + [self._entry_op(b, entry) for b in self._current_blocks(doc)])
 
     def _settle(self, doc: dict, op: str) -> _Op:
         if doc["state"] == REMOVING:
             return _Op(ROWS, {"_id": doc["_id"], "op": op})
-        current = set(self._block_ids(from_int64(doc["fingerprint"])))
+        current = set(self._current_blocks(doc))
         left = [b for b in doc["blocks"] if _block_of(b) not in current]
         return _Op(ROWS, {"_id": doc["_id"], "op": op},
                    {"$set": {"state": FILED}, **({"$pullAll": {"blocks": left}} if left else {})})
@@ -419,10 +441,11 @@ class MongoStore:
         # A generation built aside has one writer, and is dropped whole if it dies: its
         # rows need no journal, and are written filed.
         state = FILING if self.follows else FILED
-        for row, fp, content in chunk:
-            key = row_key(table, row)
-            docs[key] = {"_id": key, **self._row_doc(table, row, fp, content, op), "state": state,
-                         "blocks": self._block_ids(fp), "first_op": op}
+        for row, fp, content, *extra in chunk:
+            keys, sketch = extra or (None, None)
+            key, ids = row_key(table, row), self._block_ids(fp) if keys is None else [block_id(*k) for k in keys]
+            docs[key] = {"_id": key, **self._row_doc(table, row, fp, content, op, ids, sketch),
+                         "state": state, "blocks": ids, "first_op": op}
         old = self._insert(self.rows, list(docs.values()))
         new = [doc for key, doc in docs.items() if key not in old]
         self._insert_blocks(new)
@@ -458,7 +481,7 @@ class MongoStore:
                   for d in self._find(self.rows, [d["_id"] for d in docs], {"fingerprint": 1, "state": 1})}
         changed = [d for d in docs if stored.get(d["_id"]) != (d["fingerprint"], FILED)]
         for d in changed:
-            self.file(d["table"], d["row"], from_int64(d["fingerprint"]), d["content"])
+            self._file(d["table"], d["row"], from_int64(d["fingerprint"]), d["content"], d["keys"], d.get("sketch"))
         return len(changed)
 
     # -- running writes
@@ -601,7 +624,8 @@ def _entry(table: str, row: Any, fingerprint: int) -> dict:
 
 
 def _entries(docs: list[dict]) -> list[Entry]:
-    return [Entry(e["table"], e["row"], from_int64(e["hashcode"])) for d in docs for e in d.get("info", ())]
+    return [Entry(e["table"], e["row"], from_int64(e["hashcode"]), _block_of(d["_id"]))
+            for d in docs for e in d.get("info", ())]
 
 
 def _block_of(doc_id: str) -> str:

@@ -2,15 +2,17 @@
 a MongoDB URI, an unreachable MongoDB, rows left half-filed."""
 
 import json
+import tomllib
 
 import pytest
 from click.testing import CliRunner
 
 from dedup_pipeline.cli import main
 from dedup_pipeline.embedded import free_port
-from dedup_pipeline.simhash import fingerprint_many
+from dedup_pipeline.config import default_config_text, parse_config
+from dedup_pipeline.schemes import scheme_of
 from dedup_pipeline.store import MongoStore, StoreError
-from tests.test_incremental import CONFIG, K, sample_rows
+from tests.test_incremental import CONFIG, sample_rows
 from tests.test_store import Intercepted, fail_on, problems
 
 
@@ -26,11 +28,15 @@ def run(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def neighbours():
-    """Each sample row id -> {id of a row within k: distance}, by brute force."""
+    """Each sample row id -> {id of a similar row: distance}, as the batch finds them with
+    the built-in default scheme."""
     rows = sample_rows()
-    fps = fingerprint_many(rows, CONFIG.featurizer()).tolist()
-    return {a["id"]: {b["id"]: (fa ^ fb).bit_count() for b, fb in zip(rows, fps)
-                      if b is not a and (fa ^ fb).bit_count() <= K} for a, fa in zip(rows, fps)}
+    scheme = scheme_of(parse_config(tomllib.loads(default_config_text()), env={}))
+    i, j, d = scheme.pairs(scheme.probes(rows))
+    found = {row["id"]: {} for row in rows}
+    for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist()):
+        found[rows[a]["id"]][rows[b]["id"]] = found[rows[b]["id"]][rows[a]["id"]] = distance
+    return found
 
 
 @pytest.fixture
@@ -53,14 +59,14 @@ def test_help_gives_the_exit_codes_and_an_example(run, name):
     assert "Example: dedup-pipeline " + name in result.output
 
 
-def test_check_of_a_row_lists_every_stored_row_within_k_and_exits_3(run, neighbours):
+def test_check_of_a_row_lists_every_similar_stored_row_nearest_first_and_exits_3(run, neighbours):
     assert run("add", "--all").exit_code == 0
     [row] = with_neighbours(neighbours)
     result = run("check", "--id", str(row))
     assert result.exit_code == 3
     lines = [line.split("\t") for line in result.output.splitlines()]
-    assert {int(r): int(d) for r, d in lines} == neighbours[row]
-    assert [int(d) for _, d in lines] == sorted(neighbours[row].values())
+    assert {int(r): float(d) for r, d in lines} == neighbours[row]
+    assert [float(d) for _, d in lines] == sorted(neighbours[row].values())
 
 
 def test_check_json_in_exists_mode_gives_one_similar_row(run, neighbours):

@@ -25,10 +25,12 @@ from tests.test_store import FP, problems
 K = 3
 
 
-def sample_config(**store):
-    """The built-in configuration (the bundled sample's fields) with these [store] keys."""
+def sample_config(scheme="blocks", **store):
+    """The built-in configuration (the bundled sample's fields) with this scheme and these
+    [store] keys."""
     data = tomllib.loads(default_config_text())
     data["store"] = store
+    data["scheme"] = {"name": scheme}
     return parse_config(data, env={})
 
 

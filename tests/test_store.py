@@ -34,7 +34,8 @@ def problems(db, scheme=SCHEME):
                 out.append(f"stale entry of {key} in {doc['_id']}")
             found[key].add(block)
     for key, row in rows.items():
-        want = {block_id(t, k) for t, k in scheme.keys(from_int64(row["fingerprint"]))}
+        want = set(row["keys"]) if "keys" in row else {
+            block_id(t, k) for t, k in scheme.keys(from_int64(row["fingerprint"]))}
         if found[key] != want:
             out.append(f"{key} is in {sorted(found[key])}, not in {sorted(want)}")
     return out

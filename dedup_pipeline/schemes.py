@@ -1,0 +1,99 @@
+"""The one small interface the batch, the incremental check and the worker see (DESIGN.md,
+"Schemes"): what a row is turned into (its *probe*), which keys it is filed under, how a
+candidate is confirmed, and every similar pair of many rows. Pure: no I/O.
+
+- `Fingerprints`: the paper's SimHash over weighted fields, within k bits (seed 003).
+- `Shingles`: character shingles of the text, confirmed by exact similarity (the default,
+  chosen by benchmarks/quality: it finds the re-submissions SimHash misses).
+
+A distance is Hamming bits for fingerprints and 1 − similarity for shingles: smaller is
+nearer in both, so matches sort and store the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from .config import Config
+from .pairs import Pairs, similar_pairs
+from .shingles import Sketch, row_text
+from .simhash import fingerprint_many
+
+
+class Scheme(Protocol):
+    sketch_stored: bool  # whether confirming needs the stored rows' sketches
+    def probes(self, rows: Sequence[Mapping[str, Any]]) -> list: ...
+    def keys(self, probe: Any) -> list[tuple[int, int]]: ...
+    def fingerprint(self, probe: Any) -> int: ...
+    def sketch(self, probe: Any) -> bytes | None: ...
+    def restore(self, fingerprint: int, sketch: bytes | None) -> Any: ...
+    def distance(self, a: Any, b: Any) -> float | None: ...
+    def pairs(self, probes: Sequence) -> Pairs: ...
+
+
+def scheme_of(config: Config) -> Scheme:
+    return Shingles(config) if config.shingles else Fingerprints(config)
+
+
+class Fingerprints:
+    """A row is its 64-bit SimHash; similar within k bits, found by block keys."""
+
+    sketch_stored = False
+
+    def __init__(self, config: Config):
+        self.blocks, self.featurizer = config.block_scheme(), config.featurizer()
+
+    def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+        return fingerprint_many(list(rows), self.featurizer).tolist() if rows else []
+
+    def keys(self, probe: int) -> list[tuple[int, int]]:
+        return self.blocks.keys(probe)
+
+    def fingerprint(self, probe: int) -> int:
+        return probe
+
+    def sketch(self, probe: int) -> None:
+        return None
+
+    def restore(self, fingerprint: int, sketch: bytes | None) -> int:
+        return fingerprint
+
+    def distance(self, a: int, b: int) -> int | None:
+        return self.blocks.distance(a, b)
+
+    def pairs(self, probes: Sequence[int]) -> Pairs:
+        return similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks)
+
+
+class Shingles:
+    """A row is the shingle set of its long fields; similar by exact set similarity."""
+
+    sketch_stored = True
+
+    def __init__(self, config: Config):
+        self.shingles, self.fields = config.shingle_scheme(), config.fields
+
+    def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[Sketch]:
+        return [self.shingles.sketch(row_text(row, self.fields)) for row in rows]
+
+    def keys(self, probe: Sketch) -> list[tuple[int, int]]:
+        return self.shingles.table_keys(probe)
+
+    def fingerprint(self, probe: Sketch) -> int:
+        return probe.fingerprint
+
+    def sketch(self, probe: Sketch) -> bytes:
+        return probe.shingles.tobytes()
+
+    def restore(self, fingerprint: int, sketch: bytes | None) -> Sketch:
+        shingles = np.frombuffer(sketch or b"", dtype=np.uint64)
+        return Sketch(shingles, np.zeros(0, np.uint64))
+
+    def distance(self, a: Sketch, b: Sketch) -> float | None:
+        score = self.shingles.score(a.shingles, b.shingles)
+        return None if score is None else round(1 - score, 4)
+
+    def pairs(self, probes: Sequence[Sketch]) -> Pairs:
+        return self.shingles.pairs(probes)
