@@ -30,7 +30,6 @@ import signal
 import socket
 import threading
 import time
-from collections import defaultdict
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -38,8 +37,7 @@ import sqlalchemy as sa
 
 from . import matchtable
 from .config import Config, mask_url
-from .incremental import Incremental, content_hash, open_incremental
-from .simhash import fingerprint_many
+from .incremental import Incremental, open_incremental
 from .source import SourceError, SqlSource
 from .store import REMOVING
 
@@ -238,41 +236,40 @@ class Worker:
         id_column = self.config.source.id_column
         present = {row[id_column]: row for row in self.source.rows_by_id(row_ids)}
         absent = [i for i in row_ids if i not in present]
-        fingerprints, added = self._file(present)
+        probes, added = self._file(present)
         removed = sum(self.index.remove(i) for i in absent)
-        found = similar_many(self.index, fingerprints)
+        found = similar_many(self.index, probes)
         matchtable.forget_rows(conn, self.matches, row_ids)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
-        matched = self._recheck(conn, found, fingerprints)
+        matched = self._recheck(conn, found, probes)
         return Tally(rows=len(row_ids), added=added, removed=removed, matched=matched)
 
-    def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, int], int]:
-        """Fingerprint rows together and file them; unchanged rows are skipped."""
+    def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], int]:
+        """Probe rows together and file them; unchanged rows are skipped. Returns their
+        probes (what the scheme compares them by) and how many were written."""
         if not rows:
             return {}, 0
         ids = list(rows)
-        values = fingerprint_many([rows[i] for i in ids], self.index.featurizer).tolist()
-        fingerprints = dict(zip(ids, values))
-        fields_ = self.index.featurizer.fields
-        added = self.index.store.file_many(self.index.table, [(i, fingerprints[i], content_hash(rows[i], fields_))
-                                                              for i in ids])
-        return fingerprints, added
+        probes = dict(zip(ids, self.index.scheme.probes([rows[i] for i in ids])))
+        added = self.index.file_many((i, rows[i], probes[i]) for i in ids)
+        return probes, added
 
-    def _recheck(self, conn: sa.Connection, found: dict[tuple, int], fingerprints: dict[Any, int]) -> int:
-        """Check each partner outside the batch against its fingerprint now: another
-        worker may have changed or removed it after the lookup, and cleared its matches
-        before this transaction wrote the pair. Returns the pairs kept."""
+    def _recheck(self, conn: sa.Connection, found: dict[tuple, Any], probes: dict[Any, Any]) -> int:
+        """Check each partner outside the batch against what it is now: another worker
+        may have changed or removed it after the lookup, and cleared its matches before
+        this transaction wrote the pair. Returns the pairs kept."""
         scheme, store, table = self.index.scheme, self.index.store, self.index.table
-        partners = {b for (_, b) in found if b not in fingerprints}
-        current = {b: store.get(table, b) for b in sorted(partners, key=str)}
+        partners = sorted({b for (_, b) in found if b not in probes}, key=str)
+        current = {b: store.get(table, b) for b in partners}
+        sketches = store.sketches(table, partners) if scheme.sketch_stored else {}
         stale, moved = [], []
         for (a, b), distance in found.items():
             if b not in current:
                 continue
             record = current[b]
             now = (None if record is None or record.state == REMOVING or record.fingerprint is None
-                   else scheme.distance(fingerprints[a], record.fingerprint))
+                   else scheme.distance(probes[a], scheme.restore(record.fingerprint, sketches.get(b))))
             if now is None:
                 stale.append((a, b))
             elif now != distance:
@@ -372,29 +369,14 @@ class Worker:
         return None
 
 
-def similar_many(index: Incremental, fingerprints: dict[Any, int]) -> dict[tuple, int]:
-    """{(row, similar row): distance} for these rows' fingerprints, as `similar` finds them
-    one by one, with one lookup for them all. A pair of two of these rows is listed once."""
-    scheme = index.scheme
-    wanted = {row: scheme.keys(fp) for row, fp in fingerprints.items()}
-    keys = {key for row_keys in wanted.values() for key in row_keys}
-    under: dict[tuple, list] = defaultdict(list)
-    for entries in index.store.lookup(sorted(keys)):
-        for entry in entries:
-            if entry.table == index.table:
-                for key in scheme.keys(entry.fingerprint):
-                    if key in keys:
-                        under[key].append(entry)
-    found: dict[tuple, int] = {}
-    for row, fp in fingerprints.items():
-        for key in wanted[row]:
-            for entry in under[key]:
-                other = entry.row
-                if other == row or (other, row) in found:
-                    continue
-                distance = scheme.distance(fp, entry.fingerprint)
-                if distance is not None and distance < found.get((row, other), distance + 1):
-                    found[(row, other)] = distance
+def similar_many(index: Incremental, probes: dict[Any, Any]) -> dict[tuple, Any]:
+    """{(row, similar row): distance} for these rows' probes, as `similar` finds them one
+    by one, with one lookup for them all. A pair of two of these rows is listed once."""
+    found: dict[tuple, Any] = {}
+    for row, matches in index.similar_many(probes).items():
+        for match in matches:
+            if (match.row, row) not in found:
+                found[(row, match.row)] = match.distance
     return found
 
 

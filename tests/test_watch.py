@@ -4,7 +4,7 @@ once, a worker killed mid-batch, MariaDB restarted under a worker, entries that 
 failing, SIGTERM; and `batch` writing dedup_match.
 
 After every scenario the same invariant is checked: nothing pending, dedup_match holds
-exactly the pairs within k among the table's rows (both directions), and the block index
+exactly the similar pairs among the table's rows (both directions), and the block index
 holds exactly the table's rows, each in all its blocks and nowhere else."""
 
 import os
@@ -22,7 +22,7 @@ from sqlalchemy.dialects import mysql
 from dedup_pipeline import migrate
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import parse_config
-from dedup_pipeline.simhash import fingerprint_many
+from dedup_pipeline.schemes import scheme_of
 from dedup_pipeline.source import SqlSource
 from dedup_pipeline.watch import WatchSettings, watch
 from tests.test_incremental import sample_rows
@@ -31,7 +31,6 @@ from tests.test_store import problems
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
           "category": "short", "content": "long", "created_at": "ignore"}
 COLUMNS = ["title", "name", "phone", "address", "category", "created_at", "content"]
-K = 3
 
 
 def petition_rows(count, start=0):
@@ -92,14 +91,14 @@ def drain(config, **settings):
 
 
 def expected_pairs(config):
-    """Every (row, similar row) within k among the table's rows, both directions."""
+    """Every (row, similar row) among the table's rows, both directions, as the batch finds
+    them with the configured scheme."""
     with SqlSource(config) as source:
         rows = [row for chunk in source.rows() for row in chunk]
     ids = np.array([row["id"] for row in rows])
-    fps = fingerprint_many(rows, config.featurizer())
-    distances = np.bitwise_count(fps[:, None] ^ fps[None, :])
-    i, j = np.nonzero((distances <= K) & ~np.eye(len(rows), dtype=bool))
-    return set(zip(ids[i].tolist(), ids[j].tolist()))
+    scheme = scheme_of(config)
+    i, j, _ = scheme.pairs(scheme.probes(rows))
+    return set(zip(ids[i].tolist(), ids[j].tolist())) | set(zip(ids[j].tolist(), ids[i].tolist()))
 
 
 def stored_pairs(engine, source=None):
