@@ -284,6 +284,30 @@ EXIT_SIMILAR = 3  # check, add --id: similar rows found
 
 @main.command()
 @with_config
+@click.argument("first")
+@click.argument("second")
+@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+def explain(config: Config, first: str, second: str, as_json: bool) -> None:
+    """Why two rows of the configured table are (or are not) similar: the score or
+    distance, the fields that agree, what differs, and the weights.
+
+    Example: dedup-pipeline explain 1042 1187
+    """
+    from .explain import explain_pair, render
+    from .source import SqlSource
+
+    with SqlSource(config) as source:
+        a, b = (_source_row(config, row_id, source) for row_id in (first, second))
+    explained = explain_pair(config, a, b)
+    ids = (a[config.source.id_column], b[config.source.id_column])
+    if as_json:
+        click.echo(json.dumps({"a": ids[0], "b": ids[1], **explained}, ensure_ascii=False, default=str))
+    else:
+        click.echo(render(explained, ids))
+
+
+@main.command()
+@with_config
 @click.option("--id", "row_id", help="Check this row of the configured table (never against itself).")
 @click.option("--text", help="Check this text, read as the first long field.")
 @click.option("--mode", type=click.Choice(["exists", "all"]), default="all", show_default=True,

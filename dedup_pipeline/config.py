@@ -59,8 +59,10 @@ class SchemeConfig:
     size: int = 2
     key_size: int = 5
     keys: int = 8
-    threshold: float = 0.5
-    containment: float = 0.8
+    threshold: float = 0.3
+    containment: float = 0.7
+    verbatim: float = 0.92
+    submitter: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class Config:
 
     def shingle_scheme(self) -> ShingleScheme:
         s = self.scheme
-        return ShingleScheme(s.size, s.key_size, s.keys, s.threshold, s.containment)
+        return ShingleScheme(s.size, s.key_size, s.keys, s.threshold, s.containment, s.verbatim, s.submitter)
 
     @property
     def shingles(self) -> bool:
@@ -189,13 +191,16 @@ def _section(data: Mapping[str, Any], name: str, cls: type) -> Any:
         expected = str if default is MISSING else type(default)
         if expected is float and type(value) is int:
             raw = {**raw, key: float(value)}
+        elif expected is tuple and type(value) is list and all(type(v) is str for v in value):
+            raw = {**raw, key: tuple(value)}
         elif type(value) is not expected:
             raise ConfigError(f"[{name}] {key} must be {_TYPE_NAMES[expected]}, got {value!r}")
     return cls(**raw)
 
 
 _REQUIRED = {"source": ("url", "table")}
-_TYPE_NAMES = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
+_TYPE_NAMES = {str: "a string", int: "a whole number", float: "a number", bool: "true or false",
+               tuple: "a list of strings"}
 
 
 def _fields(raw: Any) -> tuple[Field, ...]:
@@ -247,7 +252,7 @@ def _check(config: Config) -> None:
     for key in ("size", "key_size", "keys"):
         if getattr(scheme, key) < 1:
             raise ConfigError(f"[scheme] {key} must be 1 or more, got {getattr(scheme, key)}")
-    for key in ("threshold", "containment"):
+    for key in ("threshold", "containment", "verbatim"):
         if not 0 < getattr(scheme, key) <= 1:
             raise ConfigError(f"[scheme] {key} must be above 0 and at most 1, got {getattr(scheme, key)}")
     try:
@@ -278,6 +283,11 @@ def _check(config: Config) -> None:
     if scheme.name == "shingles" and all(f.role != "long" for f in config.fields):
         raise ConfigError("[scheme] name = \"shingles\" compares the long fields, and [fields] has none: "
                           "give the text column the role \"long\", or use name = \"blocks\"")
+    missing = [name for name in scheme.submitter if name not in names]
+    if missing:
+        raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "
+                          f"list only fields that say who filed the row (as \"ignore\" if they should not "
+                          f"count otherwise)")
 
 
 def _no_unknown(data: Mapping[str, Any], allowed: set[str], where: str) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 from pymongo import WriteConcern
 from pymongo.collection import Collection
 from pymongo.database import Database
-from pymongo.errors import OperationFailure
+from pymongo.errors import DuplicateKeyError, OperationFailure
 
 RUNS, CHANGES, LIVE = "runs", "changes", "live"
 RESULTS = ("matches", "groups")
@@ -40,8 +40,14 @@ def named(name: str, run: str) -> str:
 
 def pointer(db: Database) -> dict[str, Any]:
     """The live pointer, created (no run yet, nothing building) if missing."""
-    return db[RUNS].find_one({"_id": LIVE}) or db[RUNS].find_one_and_update(
-        {"_id": LIVE}, {"$setOnInsert": {"run": "", "building": None}}, upsert=True, return_document=True)
+    found = db[RUNS].find_one({"_id": LIVE})
+    while found is None:
+        try:
+            db[RUNS].update_one({"_id": LIVE}, {"$setOnInsert": {"run": "", "building": None}}, upsert=True)
+        except DuplicateKeyError:  # another process created it at the same moment
+            pass
+        found = db[RUNS].find_one({"_id": LIVE})
+    return found
 
 
 def live(db: Database, name: str) -> Collection:
@@ -72,12 +78,13 @@ def new_run(db: Database, settings: dict[str, Any]) -> str:
 
 
 def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> None:
-    """Every pair once, as row ids: {a, b, distance} with a's row before b's."""
+    """Every pair once, as row ids: {a, b, distance} with a's row before b's (distance:
+    Hamming bits, or 1 − similarity for shingles)."""
     target = db[named("matches", run)]
     target.create_index([("a", 1), ("b", 1)])
     for start in range(0, len(i), _BATCH):
         part = slice(start, start + _BATCH)
-        target.insert_many([{"a": ids[x], "b": ids[y], "distance": int(z)}
+        target.insert_many([{"a": ids[x], "b": ids[y], "distance": z}
                             for x, y, z in zip(i[part].tolist(), j[part].tolist(), d[part].tolist())],
                            ordered=False)
 

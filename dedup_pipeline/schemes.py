@@ -18,7 +18,7 @@ import numpy as np
 
 from .config import Config
 from .pairs import Pairs, similar_pairs
-from .shingles import Sketch, row_text
+from .shingles import Sketch
 from .simhash import fingerprint_many
 
 
@@ -76,7 +76,7 @@ class Shingles:
         self.shingles, self.fields = config.shingle_scheme(), config.fields
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[Sketch]:
-        return [self.shingles.sketch(row_text(row, self.fields)) for row in rows]
+        return [self.shingles.sketch(row, self.fields) for row in rows]
 
     def keys(self, probe: Sketch) -> list[tuple[int, int]]:
         return self.shingles.table_keys(probe)
@@ -85,14 +85,13 @@ class Shingles:
         return probe.fingerprint
 
     def sketch(self, probe: Sketch) -> bytes:
-        return probe.shingles.tobytes()
+        return probe.to_bytes()
 
     def restore(self, fingerprint: int, sketch: bytes | None) -> Sketch:
-        shingles = np.frombuffer(sketch or b"", dtype=np.uint64)
-        return Sketch(shingles, np.zeros(0, np.uint64))
+        return Sketch.from_bytes(sketch or bytes(24))
 
     def distance(self, a: Sketch, b: Sketch) -> float | None:
-        score = self.shingles.score(a.shingles, b.shingles)
+        score = self.shingles.score(a, b)
         return None if score is None else round(1 - score, 4)
 
     def pairs(self, probes: Sequence[Sketch]) -> Pairs:

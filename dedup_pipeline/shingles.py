@@ -1,16 +1,23 @@
 """Character shingles (Broder 1997; the Shingle/DSC method, seed 002 §2.1): a row's text as
-the set of its k-character substrings, filed under its smallest shingle hashes and confirmed
-by exact set similarity.
+the set of its 2-character substrings, filed under its smallest shingle hashes and confirmed
+by exact set similarity, with the submitter fields as evidence.
 
-Why the smallest hashes find every similar pair with high probability: order all shingles
-by hash. The smallest shingle of A ∪ B lies in A ∩ B with probability J(A, B), and then it
-is among the smallest of both A and B. With `keys` keys each, a pair is missed only if
-none of the first `keys` of the union is shared: about (1 − J)^keys, 0.3% at J = 0.3 and
-16 keys (the bottom-k sketch; prefix filtering with a hash order). Every candidate is then
-confirmed exactly, so keys only decide what is looked at, never what is reported.
+Finding candidates: order all shingles by hash. The smallest shingle of A ∪ B lies in
+A ∩ B with probability J(A, B), and then it is among the smallest of both. With `keys` keys
+each, a pair is missed only if none of the first `keys` of the union is shared: about
+(1 − J)^keys (the bottom-k sketch, i.e. prefix filtering in a hash order). Keys come from
+5-character shingles, which common phrases share far less often than 2-character ones.
+Candidates are confirmed exactly, so keys decide only what is looked at.
 
-Pure: no I/O. Shingle hashes are computed with numpy (a splitmix64 mix of the code
-points), not CityHash, so that a million rows hash in seconds.
+Confirming (measured in benchmarks/quality): numbers are folded to one digit, so a changed
+date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
+text lies `containment` inside the larger (a sentence added or removed). A form letter
+filled in for another place or amount is just as similar, so unless the rows share a
+submitter (the same value in one of the `submitter` fields, such as name, phone or address:
+evidence, never enough alone), their texts must also match as written: Jaccard ≥ `verbatim`.
+
+Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
+so that a million rows hash in seconds.
 """
 
 from __future__ import annotations
@@ -28,59 +35,74 @@ from .text import normalize
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 _M = np.uint64(0x9E3779B97F4A7C15)
+_EMPTY = np.zeros(0, np.uint64)
 
 
 class Sketch(NamedTuple):
-    """What a row is filed and compared by: its shingle hashes (sorted) and its keys."""
+    """What a row is filed and compared by (hashes sorted and distinct)."""
 
-    shingles: np.ndarray
-    keys: np.ndarray
+    shingles: np.ndarray  # of the text with numbers folded
+    verbatim: np.ndarray  # of the text as written
+    people: np.ndarray  # a hash of each submitter field's value, 0 when blank
+    keys: np.ndarray = _EMPTY  # the smallest hashes of its 5-character shingles
 
     @property
     def fingerprint(self) -> int:
-        """One 64-bit number for the whole set: equal sets, equal fingerprints."""
-        return CityHash64(self.shingles.tobytes())
+        """One 64-bit number for the whole sketch: equal sketches, equal fingerprints."""
+        return CityHash64(self.to_bytes())
+
+    def to_bytes(self) -> bytes:
+        """The sketch as the store keeps it (keys apart: they are its block keys)."""
+        sizes = np.array([len(self.shingles), len(self.verbatim), len(self.people)], np.uint64)
+        return np.concatenate([sizes, self.shingles, self.verbatim, self.people]).tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Sketch:
+        values = np.frombuffer(data, dtype=np.uint64)
+        a, b, c = (int(n) for n in values[:3])
+        return cls(values[3:3 + a], values[3 + a:3 + a + b], values[3 + a + b:3 + a + b + c])
 
 
 @dataclass(frozen=True)
 class ShingleScheme:
-    """Rows compared by their `size`-character shingles, filed under the `keys` smallest
-    hashes of their `key_size`-character shingles; similar when the Jaccard similarity
-    reaches `threshold`, or the smaller set lies `containment` inside the other (a
-    sentence added or removed) and has at least `min_shingles` shingles."""
+    """Rows compared by shingles of `size` characters, filed under the `keys` smallest
+    hashes of their `key_size`-character shingles; confirmed as the module says."""
 
     size: int = 2
     key_size: int = 5
     keys: int = 8
-    threshold: float = 0.5
-    containment: float = 0.8
-    min_shingles: int = 8
+    threshold: float = 0.3
+    containment: float = 0.7
+    verbatim: float = 0.92
+    submitter: tuple[str, ...] = ()
+    min_shingles: int = 8  # containment needs this many shingles in the smaller text
 
-    def sketch(self, text: str) -> Sketch:
-        return Sketch(shingle_hashes(text, self.size), shingle_hashes(text, self.key_size)[:self.keys])
+    def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
+        written = long_text(row, fields)
+        folded = _DIGITS.sub("0", written)
+        people = [value_text(row.get(f.name), f) for f in fields if f.name in self.submitter]
+        return Sketch(shingle_hashes(folded, self.size), shingle_hashes(written, self.size),
+                      np.array([_hash(p) if p else 0 for p in people], np.uint64),
+                      shingle_hashes(folded, self.key_size)[:self.keys])
 
     def table_keys(self, sketch: Sketch) -> list[tuple[int, int]]:
         """(table, key) pairs, as the store files them: one table, whatever the position."""
         return [(0, int(h)) for h in sketch.keys]
 
-    def score(self, a: np.ndarray, b: np.ndarray) -> float | None:
-        """The pair's similarity when it is similar, else None."""
-        if len(a) == 0 or len(b) == 0:
+    def score(self, a: Sketch, b: Sketch) -> float | None:
+        """The pair's similarity (Jaccard, numbers folded) when it is similar, else None."""
+        jaccard, contained = overlap(a.shingles, b.shingles)
+        smaller = min(len(a.shingles), len(b.shingles))
+        if jaccard < self.threshold and (smaller < self.min_shingles or contained < self.containment):
             return None
-        common = len(np.intersect1d(a, b, assume_unique=True))
-        jaccard = common / (len(a) + len(b) - common)
-        smaller = min(len(a), len(b))
-        if jaccard >= self.threshold:
-            return jaccard
-        if smaller >= self.min_shingles and common / smaller >= self.containment:
-            return max(jaccard, self.threshold)
-        return None
+        if not same_submitter(a.people, b.people) and overlap(a.verbatim, b.verbatim)[0] < self.verbatim:
+            return None
+        return max(jaccard, self.threshold)
 
     def pairs(self, sketches: Sequence[Sketch]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every similar (i, j, 1 − score) with i < j: rows sharing a key, confirmed."""
         i, j = candidates([s.keys for s in sketches])
-        found = [(a, b, self.score(sketches[a].shingles, sketches[b].shingles))
-                 for a, b in zip(i.tolist(), j.tolist())]
+        found = [(a, b, self.score(sketches[a], sketches[b])) for a, b in zip(i.tolist(), j.tolist())]
         found = [(a, b, round(1 - score, 4)) for a, b, score in found if score is not None]
         if not found:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
@@ -88,10 +110,23 @@ class ShingleScheme:
         return a, b, d
 
 
+def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(Jaccard, containment of the smaller in the larger) of two sorted hash sets."""
+    if len(a) == 0 or len(b) == 0:
+        return 0.0, 0.0
+    common = len(np.intersect1d(a, b, assume_unique=True))
+    return common / (len(a) + len(b) - common), common / min(len(a), len(b))
+
+
+def same_submitter(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two rows agree on a submitter field that neither left blank."""
+    return bool(np.any((a == b) & (a != 0)))
+
+
 def candidates(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i, j), i < j, of rows with a key in common, once."""
     rows = np.repeat(np.arange(len(keys)), [len(k) for k in keys])
-    flat = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+    flat = np.concatenate(keys) if keys else _EMPTY
     order = np.lexsort((rows, flat))
     rows, flat = rows[order], flat[order]
     starts = np.flatnonzero(np.concatenate(([True], flat[1:] != flat[:-1])))
@@ -114,7 +149,7 @@ def shingle_hashes(text: str, size: int) -> np.ndarray:
     text when it is shorter; none when blank). 62 bits: a key fits a BSON int64."""
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
     if len(codes) == 0:
-        return np.zeros(0, np.uint64)
+        return _EMPTY
     width = min(size, len(codes))
     h = np.full(len(codes) - width + 1, np.uint64(width))
     for i in range(width):
@@ -122,13 +157,15 @@ def shingle_hashes(text: str, size: int) -> np.ndarray:
     return np.unique(_mix(h) >> np.uint64(2))
 
 
-def row_text(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
-    """What a row's shingles are taken from: its long fields, normalized, without
-    punctuation or spaces, every number folded to one digit (a changed date or amount is
-    the same complaint)."""
+def long_text(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
+    """The text a row's shingles are taken from: its long fields, normalized, without
+    punctuation or spaces."""
     parts = [value_text(row.get(f.name), f) for f in fields if f.role == "long"]
-    text = normalize(" ".join(p for p in parts if p), punctuation="remove")
-    return _SPACES.sub("", _DIGITS.sub("0", text))
+    return _SPACES.sub("", normalize(" ".join(p for p in parts if p), punctuation="remove"))
+
+
+def _hash(value: str) -> int:
+    return CityHash64(normalize(value)) | 1  # never 0, which means blank
 
 
 def _mix(h: np.ndarray) -> np.ndarray:

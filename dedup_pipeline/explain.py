@@ -1,0 +1,104 @@
+"""Why two rows are (or are not) reported as similar: the score the scheme gives them, the
+fields that agree, and the text or features that agree and differ, with their weights.
+Pure: it takes the rows; the CLI reads them."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Mapping
+
+from .config import Config
+from .features import value_text
+from .schemes import scheme_of
+from .shingles import long_text, overlap, same_submitter
+from .simhash import to_hex
+
+Row = Mapping[str, Any]
+SHOWN = 20  # features or text pieces listed per side
+
+
+def explain_pair(config: Config, a: Row, b: Row) -> dict[str, Any]:
+    """Everything that decides the pair, as plain data (for text or JSON output)."""
+    scheme = scheme_of(config)
+    pa, pb = scheme.probes([a, b])
+    shared_keys = set(scheme.keys(pa)) & set(scheme.keys(pb))
+    out = {"scheme": config.scheme.name, "distance": scheme.distance(pa, pb),
+           "shares_a_key": bool(shared_keys), "fields": _fields(config, a, b)}
+    out["similar"] = out["distance"] is not None and out["shares_a_key"]
+    return out | (_shingles(config, a, b, pa, pb) if config.shingles else _fingerprints(config, a, b, pa, pb))
+
+
+def _fields(config: Config, a: Row, b: Row) -> list[dict[str, Any]]:
+    """Each configured field: its role and weight, and whether both rows agree on it."""
+    out = []
+    for f in config.fields:
+        va, vb = value_text(a.get(f.name), f), value_text(b.get(f.name), f)
+        out.append({"field": f.name, "role": f.role, "weight": f.effective_weight,
+                    "same": bool(va) and va == vb, "a": va, "b": vb})
+    return out
+
+
+def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any]:
+    s = config.shingle_scheme()
+    jaccard, contained = overlap(pa.shingles, pb.shingles)
+    ta, tb = long_text(a, config.fields), long_text(b, config.fields)
+    return {"jaccard": round(jaccard, 4), "containment": round(contained, 4),
+            "verbatim_jaccard": round(overlap(pa.verbatim, pb.verbatim)[0], 4),
+            "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
+            "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim},
+            "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb)}
+
+
+def _differences(ta: str, tb: str) -> list[dict[str, str]]:
+    """The pieces of the compared texts that differ (numbers already folded to 0)."""
+    matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+    return [{"op": op, "a": ta[i1:i2], "b": tb[j1:j2]}
+            for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"][:SHOWN]
+
+
+def _fingerprints(config: Config, a: Row, b: Row, pa: int, pb: int) -> dict[str, Any]:
+    featurizer = config.featurizer()
+    fa = {(f, feat): w for f, feat, w in featurizer.explain(a)}
+    fb = {(f, feat): w for f, feat, w in featurizer.explain(b)}
+
+    def listed(keys: set, weights: dict) -> list[dict[str, Any]]:
+        heaviest = sorted(keys, key=lambda k: -weights[k])[:SHOWN]
+        return [{"field": f, "feature": feat, "weight": weights[f, feat]} for f, feat in heaviest]
+
+    return {"k": config.fingerprint.k, "fingerprints": {"a": to_hex(pa), "b": to_hex(pb)},
+            "hamming": (pa ^ pb).bit_count(),
+            "features": {"common": listed(fa.keys() & fb.keys(), fa), "only_a": listed(fa.keys() - fb.keys(), fa),
+                         "only_b": listed(fb.keys() - fa.keys(), fb)}}
+
+
+def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
+    """The explanation as lines of text for a terminal."""
+    a, b = ids
+    e = explained
+    verdict = "similar" if e["similar"] else "not similar"
+    lines = [f"rows {a} and {b}: {verdict} (scheme {e['scheme']}, distance {e['distance']})"]
+    if e["scheme"] == "shingles":
+        t = e["thresholds"]
+        lines.append(f"  jaccard {e['jaccard']} (numbers folded; similar from {t['jaccard']}), containment "
+                     f"{e['containment']} (from {t['containment']})")
+        who = "the same" if e["same_submitter"] else "no shared"
+        lines.append(f"  {who} submitter ({', '.join(e['submitter_fields']) or 'no submitter fields'}); "
+                     f"as written, jaccard {e['verbatim_jaccard']} (without a shared submitter, "
+                     f"similar from {t['verbatim']})")
+    else:
+        lines.append(f"  fingerprints {e['fingerprints']['a']} and {e['fingerprints']['b']}: "
+                     f"{e['hamming']} bits apart (<= {e['k']} is similar)")
+    if not e["shares_a_key"]:
+        lines.append("  they share no block key, so neither the batch nor a check compares them")
+    lines.append("  fields:")
+    for f in e["fields"]:
+        mark = "=" if f["same"] else "≠"
+        lines.append(f"    {mark} {f['field']} ({f['role']}, weight {f['weight']:g}): {f['a']!r} / {f['b']!r}")
+    if e["scheme"] == "shingles":
+        lines.append("  where the compared texts differ:" if e["differences"] else "  the compared texts are equal")
+        lines += [f"    {d['op']}: {d['a']!r} → {d['b']!r}" for d in e["differences"]]
+    else:
+        for part, title in (("common", "features in both"), ("only_a", f"only in {a}"), ("only_b", f"only in {b}")):
+            shown = ", ".join(f"{x['feature']}×{x['weight']:g}" for x in e["features"][part])
+            lines.append(f"  {title}: {shown or '-'}")
+    return "\n".join(lines)
