@@ -30,7 +30,7 @@ def sample_config(scheme="blocks", **store):
     [store] keys."""
     data = tomllib.loads(default_config_text())
     data["store"] = store
-    data["scheme"] = {"name": scheme}
+    data["scheme"] = {**data.get("scheme", {}), "name": scheme}
     return parse_config(data, env={})
 
 

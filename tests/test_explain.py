@@ -1,0 +1,42 @@
+"""`dedup-pipeline explain A B`: the verdict the batch would give, with what decided it."""
+
+import json
+
+from dedup_pipeline.schemes import scheme_of
+from tests.test_cli_check import run  # noqa: F401  (the fixture)
+from tests.test_incremental import sample_config, sample_rows
+
+
+def first_similar_pair(scheme_name):
+    rows = sample_rows()
+    scheme = scheme_of(sample_config(scheme_name))
+    i, j, d = scheme.pairs(scheme.probes(rows))
+    return rows[int(i[0])]["id"], rows[int(j[0])]["id"], float(d[0])
+
+
+def test_a_pair_the_batch_finds_is_explained_as_similar_with_its_distance(run):
+    a, b, distance = first_similar_pair("shingles")
+    result = run("explain", str(a), str(b), "--json")
+    explained = json.loads(result.output)
+    assert result.exit_code == 0 and explained["similar"] and explained["distance"] == distance
+    assert {f["field"] for f in explained["fields"]} >= {"name", "content"}
+
+
+def test_text_output_says_what_differs_and_who_filed_it(run):
+    a, b, _ = first_similar_pair("shingles")
+    text = run("explain", str(a), str(b)).output
+    assert f"rows {a} and {b}: similar" in text and "submitter" in text and "fields:" in text
+
+
+def test_unrelated_rows_are_explained_as_not_similar(run):
+    rows = sample_rows()
+    scheme = scheme_of(sample_config("shingles"))
+    probes = scheme.probes(rows[:2])
+    assert scheme.distance(*probes) is None  # the first two sample rows are unrelated
+    explained = json.loads(run("explain", "1", "2", "--json").output)
+    assert not explained["similar"] and explained["distance"] is None
+
+
+def test_an_unknown_row_exits_1(run):
+    result = run("explain", "1", "999999")
+    assert result.exit_code == 1 and "no row with id = 999999" in result.output

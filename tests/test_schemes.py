@@ -1,0 +1,36 @@
+"""Batch and incremental give the same answers, with either scheme, on the labelled quality
+set (benchmarks/quality): rows added one by one, each checked against those before it,
+find exactly the pairs the batch finds, on a real MongoDB-protocol server."""
+
+import tomllib
+
+import pytest
+
+from benchmarks.quality.dataset import generate
+from dedup_pipeline.config import default_config_text, parse_config
+from dedup_pipeline.incremental import Incremental
+from dedup_pipeline.schemes import scheme_of
+from dedup_pipeline.store import MongoStore
+
+
+def config_with(scheme):
+    data = tomllib.loads(default_config_text())
+    data["scheme"] = {**data.get("scheme", {}), "name": scheme}
+    return parse_config(data, env={})
+
+
+@pytest.mark.parametrize("name", ["shingles", "blocks"])
+def test_rows_added_one_by_one_find_exactly_the_pairs_of_the_batch(name, mongo_db):
+    rows = generate(1200, seed=11).rows
+    config = config_with(name)
+    scheme = scheme_of(config)
+    i, j, d = scheme.pairs(scheme.probes(rows))
+    batch = {(rows[a]["id"], rows[b]["id"]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
+
+    index = Incremental(MongoStore(mongo_db, config.block_scheme()), config)
+    incremental = {}
+    for row in rows:  # in id order, as they would arrive
+        for match in index.add_and_check(row["id"], row):
+            incremental[min(row["id"], match.row), max(row["id"], match.row)] = match.distance
+    assert len(batch) > 50
+    assert incremental == batch

@@ -1,0 +1,98 @@
+"""The shingles scheme: what a row's sketch holds, which rows are candidates, and which
+candidates are confirmed (text similarity, with the submitter as evidence)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from benchmarks.corpus import documents
+from dedup_pipeline.features import Field
+from dedup_pipeline.shingles import ShingleScheme, Sketch, candidates, shingle_hashes
+
+FIELDS = [Field("name", "short"), Field("content", "long")]
+SCHEME = ShingleScheme(submitter=("name",))
+TEXT = documents(200, 1)[0]
+
+
+def sketch(content, name="张三", scheme=SCHEME):
+    return scheme.sketch({"name": name, "content": content}, FIELDS)
+
+
+def similar(a, b, scheme=SCHEME):
+    return scheme.score(a, b) is not None
+
+
+def test_shingles_are_sorted_distinct_and_fit_a_bson_int64():
+    hashes = shingle_hashes("物业物业物业乱收费", 2)
+    assert list(hashes) == sorted(set(hashes.tolist()))
+    assert len(hashes) == len({"物业", "业物", "业乱", "乱收", "收费"})
+    assert int(hashes.max()) < 2**62
+
+
+def test_punctuation_width_and_spacing_do_not_change_the_sketch():
+    a = sketch("小区物业乱收费，请尽快处理！")
+    b = sketch("小区 物业乱收费,请尽快处理!")
+    assert a.fingerprint == b.fingerprint
+
+
+def test_a_changed_number_counts_for_nothing_in_the_folded_text():
+    a, b = sketch("2024年3月交了1200元物业费"), sketch("2025年4月交了980元物业费")
+    assert np.array_equal(a.shingles, b.shingles)
+    assert not np.array_equal(a.verbatim, b.verbatim)
+
+
+def test_keys_are_the_smallest_hashes_of_the_longer_shingles():
+    text = "小区物业公司乱收费问题一直没有解决请有关部门尽快处理"
+    assert np.array_equal(sketch(text).keys, shingle_hashes(text, SCHEME.key_size)[:SCHEME.keys])
+
+
+def test_a_sketch_survives_the_store_bytes():
+    s = sketch(TEXT)
+    back = Sketch.from_bytes(s.to_bytes())
+    assert all(np.array_equal(x, y) for x, y in zip(back[:3], s[:3]))
+
+
+def test_a_resubmission_by_the_same_person_is_similar():
+    assert similar(sketch(TEXT), sketch("再次反映：" + TEXT[:150] + "请尽快处理。"))
+
+
+def test_the_same_person_with_another_complaint_is_not_similar():
+    other = documents(200, 2)[1]
+    assert not similar(sketch(TEXT), sketch(other))
+
+
+def test_another_person_needs_the_text_as_written():
+    assert similar(sketch(TEXT), sketch(TEXT, name="李四"))
+    edited = "再次反映：" + TEXT[:120] + "请尽快处理。"
+    assert similar(sketch(TEXT), sketch(edited)) and not similar(sketch(TEXT), sketch(edited, name="李四"))
+
+
+def test_a_form_letter_for_another_amount_from_another_person_is_not_similar():
+    letter = "本人于{y}年在本小区购房，物业公司每年多收取{m}元公摊费用，{y}年至今累计{m}元。" * 2
+    a, b = sketch(letter.format(y=2019, m=1200)), sketch(letter.format(y=2021, m=3400), name="李四")
+    assert SCHEME.score(a, b) is None and similar(a, sketch(letter.format(y=2021, m=3400)))
+
+
+def test_a_blank_text_is_similar_to_nothing():
+    assert not similar(sketch(""), sketch(""))
+
+
+def test_candidates_are_exactly_the_pairs_sharing_a_key():
+    rng = np.random.default_rng(5)
+    keys = [np.unique(rng.integers(0, 40, rng.integers(0, 5)).astype(np.uint64)) for _ in range(60)]
+    i, j = candidates(keys)
+    want = {(a, b) for a, b in itertools.combinations(range(60), 2) if set(keys[a].tolist()) & set(keys[b].tolist())}
+    assert set(zip(i.tolist(), j.tolist())) == want and len(i) == len(want)
+
+
+@pytest.mark.parametrize("scheme", [SCHEME, ShingleScheme()], ids=["with submitter", "text only"])
+def test_pairs_are_the_candidates_that_score(scheme):
+    texts = documents(120, 40)
+    rows = [t if n % 3 else "再次反映" + texts[n - 1] for n, t in enumerate(texts)]
+    sketches = [sketch(t, scheme=scheme) for t in rows]
+    i, j, d = scheme.pairs(sketches)
+    want = {(a, b): round(1 - scheme.score(sketches[a], sketches[b]), 4)
+            for a, b in zip(*candidates([s.keys for s in sketches]))
+            if scheme.score(sketches[a], sketches[b]) is not None}
+    assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and want
