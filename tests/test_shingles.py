@@ -42,9 +42,18 @@ def test_a_changed_number_counts_for_nothing_in_the_folded_text():
     assert not np.array_equal(a.verbatim, b.verbatim)
 
 
-def test_keys_are_the_smallest_hashes_of_the_longer_shingles():
-    text = "小区物业公司乱收费问题一直没有解决请有关部门尽快处理"
-    assert np.array_equal(sketch(text).keys, shingle_hashes(text, SCHEME.key_size)[:SCHEME.keys])
+def shared_keys(a, b):
+    return set(a.keys.tolist()) & set(b.keys.tolist())
+
+
+def test_one_submitters_rows_share_a_key_when_their_texts_overlap():
+    assert shared_keys(sketch(TEXT), sketch("再次反映" + TEXT[:120]))
+    assert not shared_keys(sketch(TEXT), sketch("再次反映" + TEXT[:120], name="李四"))
+
+
+def test_texts_as_written_share_a_key_whoever_filed_them():
+    assert shared_keys(sketch(TEXT), sketch(TEXT, name="李四"))
+    assert not shared_keys(sketch(TEXT), sketch(documents(200, 2)[1], name="李四"))
 
 
 def test_a_sketch_survives_the_store_bytes():
