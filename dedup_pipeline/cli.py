@@ -113,8 +113,8 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
 def _similar_means(config: Config) -> str:
     if config.shingles:
         s = config.scheme
-        return (f"shingle similarity >= {s.threshold:g}, or {s.containment:.0%} of the shorter text "
-                f"inside the longer; distance = 1 - similarity")
+        return (f"shingles: text similarity >= {s.threshold:g} (or {s.containment:.0%} contained) with a "
+                f"shared submitter, or >= {s.verbatim:g} as written; distance = 1 - similarity")
     return f"SimHash distance <= {config.fingerprint.k} bits"
 
 
