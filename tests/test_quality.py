@@ -10,7 +10,7 @@ import pytest
 from benchmarks.quality import dataset as dsmod
 from benchmarks.quality import methods, shingles
 from benchmarks.quality.dataset import GUARD, Dataset, Row, generate
-from benchmarks.quality.score import components, score
+from benchmarks.quality.score import INDIRECT, components, score
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,8 @@ def test_scorer_gives_hand_computed_figures():
     # components {1,2,6} and {4,5}: 4 implied pairs, 2 of them true
     assert s.grouped_precision == pytest.approx(0.5) and s.grouped_recall == pytest.approx(0.5)
     assert s.group_recall == pytest.approx(0.5)
-    assert s.by_edit == {"prefix": (2, 2), "typo": (0, 1)}
+    assert s.by_edit == {"prefix": (2, 2), "typo": (0, 1), INDIRECT: (0, 1)}
+    assert s.by_submitter == {"same name and phone": (2, 4)}
     assert s.by_hard == {"same_person": (1, 1), "same_title": (0, 1), "form_letter": (0, 0)}
     assert s.other_false == 0
     assert s.by_length == {"<60": (1, 3), "150-299": (1, 1)}

@@ -136,6 +136,9 @@ def breakdown_tables(results: list[Result]) -> list[str]:
     out += ["", "### Recall by text length (characters of the shorter content of a true pair)", "", head, rule]
     for bucket in results[0].score.by_length:
         out.append(f"| {bucket} | " + " | ".join(pct(*r.score.by_length[bucket]) for r in results) + " |")
+    out += ["", "### Recall by submitter (true pairs)", "", head, rule]
+    for key in results[0].score.by_submitter:
+        out.append(f"| {key} | " + " | ".join(pct(*r.score.by_submitter[key]) for r in results) + " |")
     return out
 
 
@@ -222,6 +225,7 @@ def markdown(args, test, dev, results, tunings, command: str) -> str:
         "### Tuning on the dev set (best three settings)",
         "",
         *tuning_section(tunings),
+        "",
         "",
         "## Breakdowns",
         "",

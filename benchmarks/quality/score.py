@@ -34,6 +34,7 @@ class Score:
     by_edit: dict[str, tuple[int, int]] = field(default_factory=dict)  # edit -> (found, total)
     by_hard: dict[str, tuple[int, int]] = field(default_factory=dict)  # type -> (reported, total)
     by_length: dict[str, tuple[int, int]] = field(default_factory=dict)  # bucket -> (found, total)
+    by_submitter: dict[str, tuple[int, int]] = field(default_factory=dict)  # same/other -> (found, total)
     other_false: int = 0  # false pairs that are not hard-negative pairs
 
 
@@ -99,18 +100,36 @@ def score(ds: Dataset, pairs: Iterable[Pair], groups: list[list[int]] | None = N
     false = reported - truth
     hard_all = set().union(*ds.hard_pairs.values()) if ds.hard_pairs else set()
     return Score(p, r, f, gp, gr, gf, group_recall(found, ds.groups), len(reported), tp,
-                 by_edit=_by_edit(ds, reported), by_length=_by_length(ds, reported, truth),
+                 by_edit=_by_edit(ds, reported, truth), by_length=_by_length(ds, reported, truth),
+                 by_submitter=_by_submitter(ds, reported, truth),
                  by_hard={t: (len(false & hp), len(hp)) for t, hp in ds.hard_pairs.items()},
                  other_false=len(false - hard_all))
 
 
-def _by_edit(ds: Dataset, reported: set[Pair]) -> dict[str, tuple[int, int]]:
-    """Per edit: re-submissions found paired with their source, of all."""
+INDIRECT = "(indirect: two re-submissions, or two edits apart)"
+
+
+def _by_edit(ds: Dataset, reported: set[Pair], truth: set[Pair]) -> dict[str, tuple[int, int]]:
+    """Per edit: re-submissions found paired with their source, of all; and the other true pairs."""
     found, total = Counter(), Counter()
     for a, b, edit in ds.edit_pairs:
         total[edit] += 1
         found[edit] += (a, b) in reported
-    return {e: (found[e], total[e]) for e in sorted(total)}
+    indirect = truth - {(a, b) for a, b, _ in ds.edit_pairs}
+    out = {e: (found[e], total[e]) for e in sorted(total)}
+    out[INDIRECT] = (len(indirect & reported), len(indirect))
+    return out
+
+
+def _by_submitter(ds: Dataset, reported: set[Pair], truth: set[Pair]) -> dict[str, tuple[int, int]]:
+    """True pairs filed by the same person (name and phone) or by different people: found, of all."""
+    found, total = Counter(), Counter()
+    for a, b in truth:
+        ra, rb = ds.meta[a], ds.meta[b]
+        key = "same name and phone" if (ra.name, ra.phone) == (rb.name, rb.phone) else "different submitter"
+        total[key] += 1
+        found[key] += (a, b) in reported
+    return {k: (found[k], total[k]) for k in sorted(total)}
 
 
 def _by_length(ds: Dataset, reported: set[Pair], truth: set[Pair]) -> dict[str, tuple[int, int]]:
