@@ -117,10 +117,24 @@ def assert_consistent(engine, config, mongo_db):
     assert problems(mongo_db, config.block_scheme()) == []
 
 
+@pytest.fixture(autouse=True)
+def no_worker_left():
+    """Kill every worker process a test started, whatever the test's outcome."""
+    yield
+    for worker in WorkerProcess.started:
+        if worker.process.poll() is None:
+            worker.process.kill()
+            worker.process.wait()
+    WorkerProcess.started.clear()
+
+
 class WorkerProcess:
     """`dedup-pipeline watch` in a process of its own, its log in a file."""
 
+    started = []
+
     def __init__(self, config_file, *args):
+        WorkerProcess.started.append(self)
         self.log = config_file.parent / f"watch-{time.monotonic_ns()}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
         with open(self.log, "wb") as log:
