@@ -63,21 +63,21 @@ class Incremental:
 
     def similar_many(self, probes: Mapping[Any, Any]) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
-        lookup for all of them."""
-        keys = {row: self.scheme.keys(p) for row, p in probes.items()}
-        blocks = {row: {block_id(t, k) for t, k in row_keys} for row, row_keys in keys.items()}
-        candidates: dict[Any, tuple[int, set]] = {}  # row: (fingerprint, blocks it is in)
-        for entries in self.store.lookup(sorted(set().union(*keys.values()))):
+        lookup for all of them; each probe is confirmed against the rows of its own blocks."""
+        blocks = {row: {block_id(t, k) for t, k in self.scheme.keys(p)} for row, p in probes.items()}
+        in_block: dict[str, set] = {}
+        fingerprints: dict[Any, int] = {}
+        for entries in self.store.lookup(sorted({(t, k) for p in probes.values() for t, k in self.scheme.keys(p)})):
             for entry in entries:
                 if entry.table == self.table:
-                    candidates.setdefault(entry.row, (entry.fingerprint, set()))[1].add(entry.block)
-        stored = self._stored(candidates)
+                    in_block.setdefault(entry.block, set()).add(entry.row)
+                    fingerprints.setdefault(entry.row, entry.fingerprint)
+        stored = self._stored(fingerprints)
         found: dict[Any, list[Match]] = {}
         for row, p in probes.items():
-            near = [Match(other, d) for other, (_, shared) in candidates.items()
-                    if other != row and shared & blocks[row]
-                    and (d := self.scheme.distance(p, stored[other])) is not None]
-            found[row] = sorted(near, key=lambda m: m.distance)
+            others = set().union(*(in_block.get(b, ()) for b in blocks[row])) - {row}
+            near = [Match(other, d) for other in others if (d := self.scheme.distance(p, stored[other])) is not None]
+            found[row] = sorted(near, key=lambda m: (m.distance, str(m.row)))
         return found
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
@@ -114,10 +114,10 @@ class Incremental:
         """Complete the changes a killed run left half done; how many rows needed it."""
         return self.store.repair()
 
-    def _stored(self, candidates: Mapping[Any, tuple[int, set]]) -> dict[Any, Any]:
-        """The probes of stored rows, as the scheme compares them."""
-        sketches = self.store.sketches(self.table, list(candidates)) if self.scheme.sketch_stored else {}
-        return {row: self.scheme.restore(fp, sketches.get(row)) for row, (fp, _) in candidates.items()}
+    def _stored(self, fingerprints: Mapping[Any, int]) -> dict[Any, Any]:
+        """The probes of stored rows (by their fingerprints), as the scheme compares them."""
+        sketches = self.store.sketches(self.table, list(fingerprints)) if self.scheme.sketch_stored else {}
+        return {row: self.scheme.restore(fp, sketches.get(row)) for row, fp in fingerprints.items()}
 
     def _filing(self, row: Mapping[str, Any], probe: Any) -> tuple:
         """What the store files with a row: fingerprint, content hash, keys, sketch."""

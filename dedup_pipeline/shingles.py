@@ -19,7 +19,7 @@ Confirming (measured in benchmarks/quality): numbers are folded to one digit, so
 date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
 text lies `containment` inside the larger (a sentence added or removed). A form letter
 filled in for another place or amount is just as similar, so unless the rows share a
-submitter (the same value in one of the `submitter` fields, such as name, phone or address:
+submitter (the same value in one of the `submitter` fields, such as phone or address:
 evidence, never enough alone), their texts must also match as written: Jaccard ≥ `verbatim`.
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,

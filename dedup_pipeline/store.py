@@ -49,9 +49,13 @@ BLOCKS, ROWS = "blocks", "fingerprints"
 FILING, FILED, REMOVING = "filing", "filed", "removing"
 BUCKET_SIZE = 1000  # entries per block document (~60 kB); the rest go to overflow pages
 IN_IDS = 50  # ids per $in: SecantusDB's $in slows with the square of the list
-LOAD_CHUNK = 100_000  # rows per bulk load step; its new blocks are inserted whole (SecantusDB
+LOAD_CHUNK = 20_000  # rows per bulk load step; its new blocks are inserted whole (SecantusDB
 # inserts four times faster than it updates)
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
+# The heartbeat's socket timeout is connectTimeoutMS: a server busy with a big write for
+# longer (the embedded one shares this process) must not be declared down, which would
+# cancel the write in flight.
+HEARTBEAT_MS = 30_000
 DUPLICATE_KEY = 11000
 FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often (writes are
 # checked against it anyway, in the same request)
@@ -131,7 +135,7 @@ def connect(uri: str) -> Iterator[pymongo.MongoClient]:
     within TIMEOUT_MS with its address (password masked)."""
     client = None
     try:
-        client = pymongo.MongoClient(uri, serverSelectionTimeoutMS=TIMEOUT_MS, connectTimeoutMS=TIMEOUT_MS)
+        client = pymongo.MongoClient(uri, serverSelectionTimeoutMS=TIMEOUT_MS, connectTimeoutMS=HEARTBEAT_MS)
         client.admin.command("ping")
     except (PyMongoError, ValueError) as e:
         if client is not None:

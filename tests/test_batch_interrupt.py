@@ -62,7 +62,7 @@ def clean_pairs(tmp_path_factory, table_rows):
 
 
 @pytest.mark.parametrize("sig, fraction", [
-    (signal.SIGKILL, 0.4), (signal.SIGKILL, 0.8), (signal.SIGKILL, 0.95), (signal.SIGTERM, 0.6),
+    (signal.SIGKILL, 0.4), (signal.SIGKILL, 0.8), (signal.SIGKILL, 0.85), (signal.SIGTERM, 0.6),
     (signal.SIGINT, 0.6),
 ])
 def test_a_killed_batch_rerun_gives_the_results_of_a_clean_run(
