@@ -79,6 +79,14 @@ OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("SimHash k=6 8x8", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1}, "fingerprint": {"k": 6}}),
     ("SimHash content only k=3", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
                                   "fields": {f: "ignore" for f in ("title", "name", "phone", "address", "category")}}),
+    # the options of the shingles scheme, one change from the default each
+    ("shingles of 3 characters", {"scheme": {"size": 3}}),
+    ("no containment test", {"scheme": {"containment": 1.0}}),
+    ("Jaccard threshold 0.5", {"scheme": {"threshold": 0.5}}),
+    ("verbatim 0.85", {"scheme": {"verbatim": 0.85}}),
+    ("verbatim 0.98", {"scheme": {"verbatim": 0.98}}),
+    ("submitter: name too", {"scheme": {"submitter": ["name", "phone", "address"]}}),
+    ("no submitter evidence", {"scheme": {"submitter": []}}),
 ]
 
 
