@@ -243,7 +243,9 @@ def test_mariadb_restarted_under_a_running_worker_is_logged_and_waited_out(
     worker = WorkerProcess(config_file, "--batch-size", "50")
     insert(petition, petition_rows(100))
     wait_until(lambda: done(petition) > 0)
-    mariadb.restart()
+    mariadb.stop()
+    worker.wait_for("is unreachable")  # the worker polls through the outage, not around it
+    mariadb.start()
     petition.dispose()  # the test's own connections died with the server
     insert(petition, petition_rows(100, start=100))
     wait_until(lambda: pending(petition) == 0, timeout=60)
