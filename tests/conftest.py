@@ -5,6 +5,9 @@ import uuid
 
 import pymongo
 import pytest
+from click.testing import CliRunner
+
+from dedup_pipeline.cli import main
 
 from dedup_pipeline.embedded import EmbeddedMongo
 from tests.mariadb import MariaDB
@@ -66,3 +69,14 @@ def memory_db(monkeypatch):
     monkeypatch.setattr(mongomock.collection.BulkOperationBuilder, "add_update",
                         lambda self, *args, sort=None, **kwargs: add_update(self, *args, **kwargs))
     return mongomock.MongoClient().dedup
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    """Runs the CLI in an empty folder with no configuration in the environment: the
+    built-in default, the bundled sample in SQLite and the embedded store under ./dedup-data."""
+    monkeypatch.chdir(tmp_path)
+    for var in ("DEDUP_CONFIG", "DEDUP_SQL_URL", "DEDUP_MONGO_URI"):
+        monkeypatch.delenv(var, raising=False)
+    runner = CliRunner()
+    return lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)

@@ -19,16 +19,6 @@ from dedup_pipeline.store import open_store
 README = Path(__file__).parent.parent / "README.md"
 
 
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Runs the CLI in an empty folder with no configuration in the environment."""
-    monkeypatch.chdir(tmp_path)
-    for var in ("DEDUP_CONFIG", "DEDUP_SQL_URL", "DEDUP_MONGO_URI"):
-        monkeypatch.delenv(var, raising=False)
-    runner = CliRunner()
-    return lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)
-
-
 def commands():
     return sorted(main.commands)
 

@@ -5,25 +5,13 @@ import json
 import tomllib
 
 import pytest
-from click.testing import CliRunner
 
-from dedup_pipeline.cli import main
 from dedup_pipeline.embedded import free_port
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.schemes import scheme_of
 from dedup_pipeline.store import MongoStore, StoreError
 from tests.test_incremental import CONFIG, sample_rows
 from tests.test_store import Intercepted, fail_on, problems
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Runs the CLI in an empty folder with the built-in configuration and no environment:
-    the bundled sample in SQLite and the embedded store, both under ./dedup-data."""
-    monkeypatch.chdir(tmp_path)
-    for var in ("DEDUP_CONFIG", "DEDUP_SQL_URL", "DEDUP_MONGO_URI"):
-        monkeypatch.delenv(var, raising=False)
-    return lambda *args: CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@
 import json
 
 from dedup_pipeline.schemes import scheme_of
-from tests.test_cli_check import run  # noqa: F401  (the fixture)
 from tests.test_incremental import sample_config, sample_rows
 
 
