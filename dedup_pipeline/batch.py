@@ -1,6 +1,7 @@
-"""集中处理, the scheduled job: read the whole table, fingerprint every row, find every pair
-within k by block classification, group them, and store a new generation (block index,
-pairs, groups) aside, switched live whole when complete (results.py).
+"""集中处理, the scheduled job: read the whole table, turn every row into what the scheme
+compares (schemes.py), find every similar pair by its block keys, group them, and store a
+new generation (block index, pairs, groups) aside, switched live whole when complete
+(results.py).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from . import results
 from .config import Config
 from .incremental import Incremental, content_hash
 from .pairs import groups, single_pass_pairs
-from .schemes import scheme_of
 from .parallel import fingerprint_chunks
+from .schemes import scheme_of
 from .source import SqlSource
 from .store import MongoStore
 
