@@ -17,11 +17,9 @@ from .config import Config
 from .incremental import Incremental, content_hash
 from .pairs import groups, single_pass_pairs
 from .parallel import fingerprint_chunks
-from .schemes import scheme_of
+from .schemes import Scheme, scheme_of
 from .source import SqlSource
 from .store import MongoStore
-
-_REPLAY_CHUNK = 1000
 
 
 @dataclass
@@ -51,28 +49,27 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
     groups (by block classification, or by the paper's Single-Pass baseline, O(n^2)), and
     make them and a rebuilt block index live together."""
     run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
-    result = _compute(config, on_progress, processes, algorithm)
+    scheme = scheme_of(config)
+    result = _compute(config, scheme, on_progress, processes, algorithm)
     result.run = run
-    _store(config, store, result)
+    _store(config, scheme, store, result)
     return result
 
 
-def _compute(config: Config, on_progress: Callable[[int], None], processes: int | None,
+def _compute(config: Config, scheme: Scheme, on_progress: Callable[[int], None], processes: int | None,
              algorithm: str) -> BatchResult:
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     source = SqlSource(config)
     ids: list = []
     hashes: list[str] = []
-    fields = config.featurizer().fields
 
     def chunks():
         for chunk in source.rows():
             ids.extend(row[config.source.id_column] for row in chunk)
-            hashes.extend(content_hash(row, fields) for row in chunk)
+            hashes.extend(content_hash(row, config.fields) for row in chunk)
             yield chunk
 
-    scheme = scheme_of(config)
     if config.shingles:
         probes = []
         for chunk in chunks():
@@ -110,13 +107,12 @@ def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list
     return sorted(members.values(), key=lambda g: (-len(g), g[0]))
 
 
-def _store(config: Config, store: MongoStore, result: BatchResult) -> None:
+def _store(config: Config, scheme: Scheme, store: MongoStore, result: BatchResult) -> None:
     """Build the run's generation aside, switch it live, then replay into it what incremental
     writers changed meanwhile."""
     db, run = store.db, result.run
     start = time.perf_counter()
     table = config.source.table
-    scheme = scheme_of(config)
     store.aside(run).file_many(table, (
         (i, fp, content, scheme.keys(p), scheme.sketch(p))
         for i, fp, content, p in zip(result.ids, result.fingerprints.tolist(), result.hashes, result.probes)))
@@ -139,14 +135,12 @@ def _replay(config: Config, store: MongoStore) -> int:
     ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
     index = Incremental(store, config)
     with SqlSource(config) as source:
-        for start in range(0, len(ids), _REPLAY_CHUNK):
-            part = ids[start:start + _REPLAY_CHUNK]
-            present = {row[config.source.id_column]: row for row in source.rows_by_id(part)}
-            for row_id in part:
-                if row_id in present:
-                    index.add(row_id, present[row_id])
-                else:
-                    index.remove(row_id)
+        present = {row[config.source.id_column]: row for row in source.rows_by_id(ids)}
+    for row_id in ids:
+        if row_id in present:
+            index.add(row_id, present[row_id])
+        else:
+            index.remove(row_id)
     # Writers log only while `building` is set, which the switch cleared: this log is done.
     changes.delete_many({})
     return len(ids)

@@ -15,8 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
-from typing import Protocol
-
 import numpy as np
 
 
@@ -128,12 +126,3 @@ class BlockScheme:
         """The Hamming distance of a and b when they are similar, else None."""
         d = (a ^ b).bit_count()
         return d if d <= self.k else None
-
-
-class Scheme(Protocol):
-    """What the store and the incremental check need of a scheme: the keys a fingerprint is
-    filed under, and how close a candidate found under them is (None: not similar)."""
-
-    def keys(self, fingerprint: int) -> list[tuple[int, int]]: ...
-
-    def distance(self, a: int, b: int) -> int | None: ...

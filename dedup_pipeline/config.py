@@ -10,6 +10,7 @@ import os
 import re
 import tomllib
 from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import fields as dataclass_fields
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -55,14 +56,14 @@ class SchemeConfig:
     # "blocks": SimHash fingerprints within k bits (seed 003)
     blocks: int = 4
     key_blocks: int = 1
-    # "shingles": character shingles confirmed by exact similarity (shingles.py)
-    size: int = 2
-    key_size: int = 5
-    keys: int = 8
-    threshold: float = 0.3
-    containment: float = 0.7
-    verbatim: float = 0.92
-    submitter: tuple[str, ...] = ()
+    # "shingles": character shingles confirmed by exact similarity; defaults in shingles.py
+    size: int = ShingleScheme.size
+    key_size: int = ShingleScheme.key_size
+    keys: int = ShingleScheme.keys
+    threshold: float = ShingleScheme.threshold
+    containment: float = ShingleScheme.containment
+    verbatim: float = ShingleScheme.verbatim
+    submitter: tuple[str, ...] = ShingleScheme.submitter
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,8 @@ class Config:
         return BlockScheme(self.fingerprint.bits, self.fingerprint.k, self.scheme.blocks, self.scheme.key_blocks)
 
     def shingle_scheme(self) -> ShingleScheme:
-        s = self.scheme
-        return ShingleScheme(s.size, s.key_size, s.keys, s.threshold, s.containment, s.verbatim, s.submitter)
+        return ShingleScheme(**{f.name: getattr(self.scheme, f.name) for f in dataclass_fields(ShingleScheme)
+                                if hasattr(self.scheme, f.name)})
 
     @property
     def shingles(self) -> bool:

@@ -22,7 +22,7 @@ _CHUNK = 2000
 
 class Match(NamedTuple):
     row: Any
-    distance: int
+    distance: float  # Hamming bits (an int) for fingerprints, 1 - similarity for shingles
 
 
 @contextmanager
@@ -64,10 +64,11 @@ class Incremental:
     def similar_many(self, probes: Mapping[Any, Any]) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
         lookup for all of them; each probe is confirmed against the rows of its own blocks."""
-        blocks = {row: {block_id(t, k) for t, k in self.scheme.keys(p)} for row, p in probes.items()}
+        keys = {row: self.scheme.keys(p) for row, p in probes.items()}
+        blocks = {row: {block_id(t, k) for t, k in row_keys} for row, row_keys in keys.items()}
         in_block: dict[str, set] = {}
         fingerprints: dict[Any, int] = {}
-        for entries in self.store.lookup(sorted({(t, k) for p in probes.values() for t, k in self.scheme.keys(p)})):
+        for entries in self.store.lookup(sorted(set().union(*keys.values()))):
             for entry in entries:
                 if entry.table == self.table:
                     in_block.setdefault(entry.block, set()).add(entry.row)

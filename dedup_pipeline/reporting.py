@@ -30,10 +30,8 @@ def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[
     rows: dict[Any, dict] = {}
     if with_rows:
         with SqlSource(config) as source:
-            ids = [rid for g in groups for rid in g]
-            for start in range(0, len(ids), 1000):
-                for row in source.rows_by_id(ids[start:start + 1000]):
-                    rows[row[config.source.id_column]] = row
+            for row in source.rows_by_id(rid for g in groups for rid in g):
+                rows[row[config.source.id_column]] = row
     fields = config.fields
     return ReportData(
         rows=rows, pairs=pairs, groups=groups, computed_at=run["finished_at"], settings=run["settings"],

@@ -32,6 +32,7 @@ from .features import Field, value_text
 
 CONNECT_TIMEOUT_S = 5
 PAGE_CHUNKS = 50  # a keyset page is this many chunks: one query, streamed
+IN_IDS = 1000  # ids per `id IN (...)` query
 
 
 class SourceError(RuntimeError):
@@ -70,14 +71,16 @@ class SqlSource:
                 return
 
     def rows_by_id(self, ids: Iterable[Any]) -> list[dict[str, Any]]:
-        """The rows with these ids, in id order; ids with no row are left out."""
-        ids = list(ids)
-        if not ids:
-            return []
-        query = self._select().where(self.id_column.in_(ids)).order_by(self.id_column)
+        """The rows with these ids, in id order; ids with no row are left out. Any number of
+        ids: they are asked for IN_IDS at a time."""
+        ids = sorted(set(ids))
+        rows: list[dict[str, Any]] = []
         with self._reading("read rows of"), self._connect() as conn:
-            result = conn.execute(query)
-            return self._dicts(result.keys(), result)
+            for start in range(0, len(ids), IN_IDS):
+                query = self._select().where(self.id_column.in_(ids[start:start + IN_IDS])).order_by(self.id_column)
+                result = conn.execute(query)
+                rows += self._dicts(result.keys(), result)
+        return rows
 
     def row(self, row_id: Any) -> dict[str, Any] | None:
         """One row by id, as `rows()` gives it, or None when there is no such row."""

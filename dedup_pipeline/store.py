@@ -41,7 +41,7 @@ from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import BulkWriteError, ClientBulkWriteException, DuplicateKeyError, PyMongoError
 
 from . import results
-from .blocks import Scheme
+from .blocks import BlockScheme
 from .config import ENV_MONGO_URI, Config, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
 
@@ -176,9 +176,10 @@ def _reason(error: Exception) -> str:
 
 
 class MongoStore:
-    """The block index in one MongoDB database, for the keys of `scheme`."""
+    """The block index in one MongoDB database: rows filed under the keys given, else under
+    the keys of their fingerprint in the block `scheme`."""
 
-    def __init__(self, db: Any, scheme: Scheme, *, generation: str | None = None,
+    def __init__(self, db: Any, scheme: BlockScheme, *, generation: str | None = None,
                  bucket_size: int = BUCKET_SIZE, one_request: bool | None = None, where: str = ""):
         """`generation` None follows the live generation; a run id writes that one only."""
         self.db, self.scheme, self.bucket_size = db, scheme, bucket_size

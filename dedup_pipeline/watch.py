@@ -113,12 +113,13 @@ def watch(config: Config, settings: WatchSettings, handle_signals: bool = True) 
 def tables(source: SqlSource) -> tuple[sa.Table, sa.Table]:
     """dedup_outbox and dedup_match, or a WatchError saying to run `migrate`."""
     with source.engine.connect() as conn:
-        found = [sa.Table(name, sa.MetaData(), autoload_with=conn)
-                 for name in (OUTBOX_TABLE, matchtable.MATCH_TABLE) if sa.inspect(conn).has_table(name)]
-    if len(found) < 2:
+        matches = matchtable.reflect(conn)
+        outbox = (sa.Table(OUTBOX_TABLE, sa.MetaData(), autoload_with=conn)
+                  if sa.inspect(conn).has_table(OUTBOX_TABLE) else None)
+    if outbox is None or matches is None:
         raise WatchError(f"{mask_url(source.config.source.url)} has no {OUTBOX_TABLE} and "
                          f"{matchtable.MATCH_TABLE}: run `dedup-pipeline migrate` first")
-    return found[0], found[1]
+    return outbox, matches
 
 
 class Worker:

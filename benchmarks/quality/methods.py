@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from dedup_pipeline.pairs import single_pass_pairs
+
 from . import shingles
 from .dataset import Dataset
 from .score import Score, normalized, score
@@ -145,23 +147,10 @@ def simhash_index_pairs(rows: Rows, k: int) -> set[Pair]:
 INDEX_MAX_K = 6  # beyond this SimhashIndex's buckets grow too large to run in minutes here
 
 
-def simhash_all_pairs(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (i, j, distance) with i < j and Hamming distance <= k, by exact numpy comparison."""
-    out_i, out_j, out_d = [], [], []
-    for s in range(0, len(values), 1000):
-        d = np.bitwise_count(values[s:s + 1000, None] ^ values[None, :])
-        i, j = np.nonzero(d <= k)
-        keep = j > i + s
-        out_i.append(i[keep] + s)
-        out_j.append(j[keep])
-        out_d.append(d[i[keep], j[keep]])
-    return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_d)
-
-
 def simhash_numpy_pairs(rows: Rows, k: int) -> set[Pair]:
     """The package's fingerprints, all pairs within k found exactly: SimhashIndex's answer."""
     values = np.array([h.value for h in simhash_fingerprints(rows)], dtype=np.uint64)
-    i, j, _ = simhash_all_pairs(values, k)
+    i, j, _ = single_pass_pairs(values, k)  # every pair within k, exactly
     ids = np.array([r["id"] for r in rows])
     return set(zip(ids[i].tolist(), ids[j].tolist()))
 
@@ -264,7 +253,7 @@ def tune_simhash(dev: Dataset, ks: Iterable[int] = range(0, 17)) -> Tuning:
     ks = list(ks)
     values = np.array([h.value for h in simhash_fingerprints(dev.rows)], dtype=np.uint64)
     ids = np.array([r["id"] for r in dev.rows])
-    i, j, d = simhash_all_pairs(values, max(ks))
+    i, j, d = single_pass_pairs(values, max(ks))
     cands = [(k, f"k={k}", lambda keep=d <= k: set(zip(ids[i[keep]].tolist(), ids[j[keep]].tolist())))
              for k in ks]
     return tune("simhash", cands, dev)
