@@ -76,7 +76,7 @@ class Shingles:
         self.shingles, self.fields = config.shingle_scheme(), config.fields
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[Sketch]:
-        return [self.shingles.sketch(row, self.fields) for row in rows]
+        return self.shingles.sketch_many(rows, self.fields)
 
     def keys(self, probe: Sketch) -> list[tuple[int, int]]:
         return self.shingles.table_keys(probe)

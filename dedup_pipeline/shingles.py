@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
@@ -42,6 +42,7 @@ _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 _M = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = np.zeros(0, np.uint64)
+BAND_CHUNK = 16_384  # shingles hashed at once for MinHash bands: 144 × this many minima
 
 
 class Sketch(NamedTuple):
@@ -86,27 +87,45 @@ class ShingleScheme:
     rows_per_band: int = 12
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
-        written = long_text(row, fields)
-        folded = _DIGITS.sub("0", written)
-        people = np.array([_hash(v) if v else 0 for v in
-                           (value_text(row.get(f.name), f) for f in fields if f.name in self.submitter)],
-                          np.uint64)
-        verbatim = shingle_hashes(written, self.size)
-        own = shingle_hashes(folded, self.key_size)[:self.keys]
-        keys = np.concatenate([_mix(own ^ p) >> np.uint64(2) for p in people if p]
-                              + [self._bands(verbatim)])
-        return Sketch(shingle_hashes(folded, self.size), verbatim, people, np.unique(keys))
+        return self.sketch_many([row], fields)[0]
 
-    def _bands(self, shingles: np.ndarray) -> np.ndarray:
-        """One key per MinHash band of a set: the band's minima hashed together."""
-        if len(shingles) == 0:
-            return _EMPTY
+    def sketch_many(self, rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> list[Sketch]:
+        """The sketches of many rows, hashed together (the same as one at a time, faster)."""
+        written = [long_text(row, fields) for row in rows]
+        folded = [_DIGITS.sub("0", text) for text in written]
+        verbatim = shingle_hashes_many(written, self.size)
+        own = shingle_hashes_many(folded, self.key_size)
+        return [Sketch(shingles, exact, people, self._keys(first[:self.keys], people, bands))
+                for shingles, exact, first, people, bands in zip(
+                    shingle_hashes_many(folded, self.size), verbatim, own,
+                    (self._people(row, fields) for row in rows), self._bands_many(verbatim))]
+
+    def _people(self, row: Mapping[str, Any], fields: Sequence[Field]) -> np.ndarray:
+        return np.array([_hash(v) if v else 0 for v in
+                         (value_text(row.get(f.name), f) for f in fields if f.name in self.submitter)],
+                        np.uint64)
+
+    @staticmethod
+    def _keys(own: np.ndarray, people: np.ndarray, bands: np.ndarray) -> np.ndarray:
+        return np.unique(np.concatenate([_mix(own ^ p) >> np.uint64(2) for p in people if p] + [bands]))
+
+    def _bands_many(self, sets: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """One key per MinHash band of each set: the band's minima hashed together; sets
+        taken BAND_CHUNK shingles at a time, which bounds the memory of the minima."""
         seeds = _mix(np.arange(1, self.bands * self.rows_per_band + 1, dtype=np.uint64) * _M)
-        minima = _mix(shingles[None, :] ^ seeds[:, None]).min(axis=1).reshape(self.bands, self.rows_per_band)
-        key = np.arange(self.bands, dtype=np.uint64) * _M
-        for column in minima.T:
-            key = _mix(key ^ column)
-        return key >> np.uint64(2)
+        out: list[np.ndarray] = [_EMPTY] * len(sets)
+        filled = [i for i, s in enumerate(sets) if len(s)]
+        for chunk in _chunks(filled, [len(sets[i]) for i in filled], BAND_CHUNK):
+            flat = np.concatenate([sets[i] for i in chunk])
+            starts = np.cumsum([0] + [len(sets[i]) for i in chunk[:-1]])
+            minima = np.minimum.reduceat(_mix(flat[None, :] ^ seeds[:, None]), starts, axis=1)
+            minima = minima.reshape(self.bands, self.rows_per_band, len(chunk))
+            key = np.repeat((np.arange(self.bands, dtype=np.uint64) * _M)[:, None], len(chunk), axis=1)
+            for column in range(self.rows_per_band):
+                key = _mix(key ^ minima[:, column])
+            for n, i in enumerate(chunk):
+                out[i] = key[:, n] >> np.uint64(2)
+        return out
 
     def table_keys(self, sketch: Sketch) -> list[tuple[int, int]]:
         """(table, key) pairs, as the store files them: one table, whatever the position."""
@@ -172,14 +191,32 @@ def candidates(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 def shingle_hashes(text: str, size: int) -> np.ndarray:
     """Sorted, distinct 62-bit hashes of the text's `size`-character shingles (the whole
     text when it is shorter; none when blank). 62 bits: a key fits a BSON int64."""
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    if len(codes) == 0:
-        return _EMPTY
-    width = min(size, len(codes))
-    h = np.full(len(codes) - width + 1, np.uint64(width))
-    for i in range(width):
-        h = (h ^ codes[i:len(h) + i]) * _M
-    return np.unique(_mix(h) >> np.uint64(2))
+    return shingle_hashes_many([text], size)[0]
+
+
+def shingle_hashes_many(texts: Sequence[str], size: int) -> list[np.ndarray]:
+    """`shingle_hashes` of each text, hashed in one pass over all of them."""
+    lengths = np.array([len(t) for t in texts], np.int64)
+    codes = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    text_of = np.repeat(np.arange(len(texts)), lengths)
+    # A text shorter than `size` is one shingle of its own length: hashed at its start.
+    widths = np.minimum(lengths, size)
+    width = widths[text_of]
+    at = np.arange(len(codes)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    start = at <= (lengths - widths)[text_of]
+    h = width.astype(np.uint64)
+    for i in range(size):
+        within = i < width
+        shifted = np.zeros_like(codes)
+        shifted[:max(len(codes) - i, 0)] = codes[i:]
+        h = np.where(within, (h ^ shifted) * _M, h)
+    values, owners = _mix(h[start]) >> np.uint64(2), text_of[start]
+    order = np.lexsort((values, owners))
+    values, owners = values[order], owners[order]
+    new = np.ones(len(values), bool)
+    new[1:] = (values[1:] != values[:-1]) | (owners[1:] != owners[:-1])
+    values, owners = values[new], owners[new]
+    return np.split(values, np.cumsum(np.bincount(owners, minlength=len(texts)))[:-1])
 
 
 def long_text(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
@@ -187,6 +224,19 @@ def long_text(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
     punctuation or spaces."""
     parts = [value_text(row.get(f.name), f) for f in fields if f.role == "long"]
     return _SPACES.sub("", normalize(" ".join(p for p in parts if p), punctuation="remove"))
+
+
+def _chunks(items: list[int], sizes: list[int], budget: int) -> Iterator[list[int]]:
+    """Consecutive runs of items whose sizes add up to about `budget` (at least one each)."""
+    run, total = [], 0
+    for item, size in zip(items, sizes):
+        if run and total + size > budget:
+            yield run
+            run, total = [], 0
+        run.append(item)
+        total += size
+    if run:
+        yield run
 
 
 def _hash(value: str) -> int:

@@ -30,6 +30,16 @@ def test_shingles_are_sorted_distinct_and_fit_a_bson_int64():
     assert int(hashes.max()) < 2**62
 
 
+def test_sketching_many_rows_together_gives_each_row_its_own_sketch():
+    texts = ["", "长", "物业", "2024年交了1200元", *documents(200, 40)]
+    rows = [{"name": name, "content": text} for name in ("张三", "") for text in texts]
+    together = SCHEME.sketch_many(rows, FIELDS)
+    one_by_one = [SCHEME.sketch_many([row], FIELDS)[0] for row in rows]
+    assert all(len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+               for a, b in zip(together, one_by_one))
+    assert [len(s.shingles) for s in together[:4]] == [0, 1, 1, len({"0年", "年交", "交了", "了0", "0元"})]
+
+
 def test_punctuation_width_and_spacing_do_not_change_the_sketch():
     a = sketch("小区物业乱收费，请尽快处理！")
     b = sketch("小区 物业乱收费,请尽快处理!")
