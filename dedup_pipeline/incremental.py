@@ -14,7 +14,7 @@ from cityhash import CityHash64
 from .config import Config
 from .features import SEPARATOR, value_text
 from .schemes import scheme_of
-from .store import MongoStore, block_id, open_store
+from .store import Loaded, MongoStore, block_id, open_store
 
 MODES = ("exists", "all")
 _CHUNK = 2000
@@ -61,19 +61,24 @@ class Incremental:
         found = self.similar_many({exclude: probe})[exclude]
         return found[:1] if mode == "exists" else found
 
-    def similar_many(self, probes: Mapping[Any, Any]) -> dict[Any, list[Match]]:
+    def similar_many(self, probes: Mapping[Any, Any], created: frozenset[str] = frozenset()) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
-        lookup for all of them; each probe is confirmed against the rows of its own blocks."""
+        lookup for all of them; each probe is confirmed against the rows of its own blocks.
+        `created`: blocks that these rows' filing created (`Loaded`), which hold only them."""
         keys = {row: self.scheme.keys(p) for row, p in probes.items()}
         blocks = {row: {block_id(t, k) for t, k in row_keys} for row, row_keys in keys.items()}
         in_block: dict[str, set] = {}
+        for row, row_blocks in blocks.items():
+            for block in row_blocks & created:
+                in_block.setdefault(block, set()).add(row)
         fingerprints: dict[Any, int] = {}
-        for entries in self.store.lookup(sorted(set().union(*keys.values()))):
+        wanted = {key for row_keys in keys.values() for key in row_keys if block_id(*key) not in created}
+        for entries in self.store.lookup(sorted(wanted)):
             for entry in entries:
                 if entry.table == self.table:
                     in_block.setdefault(entry.block, set()).add(entry.row)
                     fingerprints.setdefault(entry.row, entry.fingerprint)
-        stored = self._stored(fingerprints)
+        stored = {**self._stored({r: fp for r, fp in fingerprints.items() if r not in probes}), **probes}
         found: dict[Any, list[Match]] = {}
         for row, p in probes.items():
             others = set().union(*(in_block.get(b, ()) for b in blocks[row])) - {row}
@@ -103,9 +108,10 @@ class Incremental:
         stored are skipped. Returns how many were written."""
         return self.store.file_many(self.table, self._probed(rows))
 
-    def file_many(self, items: Iterable[tuple[Any, Mapping[str, Any], Any]]) -> int:
-        """File (row id, row, probe) triples whose probes are known; as `add_many`."""
-        return self.store.file_many(self.table, ((i, *self._filing(row, p)) for i, row, p in items))
+    def file_many(self, items: Iterable[tuple[Any, Mapping[str, Any], Any]]) -> Loaded:
+        """File (row id, row, probe) triples whose probes are known; as `add_many`, and
+        which blocks the filing created (for `similar_many`)."""
+        return self.store.load(self.table, ((i, *self._filing(row, p)) for i, row, p in items))
 
     def remove(self, row_id: Any) -> bool:
         """Take a row out of the index; False if it was not there."""

@@ -93,6 +93,16 @@ class Record(NamedTuple):
     content: str
     state: str
     blocks: list[str]
+    sketch: bytes | None = None
+
+
+class Loaded(NamedTuple):
+    """What `load` did: how many rows it wrote, and the blocks it created that hold only
+    entries it wrote. A later writer to one of those blocks sees these rows when it looks
+    up after filing, so the pairs they make need no lookup of those blocks now."""
+
+    written: int
+    created: frozenset[str]
 
 
 def block_id(table_index: int, key: int) -> str:
@@ -247,14 +257,15 @@ class MongoStore:
         return {d["row"]: d["sketch"] for d in docs if "sketch" in d}
 
     def get(self, table: str, row: Any) -> Record | None:
+        return self.records(table, [row]).get(row)
+
+    def records(self, table: str, rows: list) -> dict[Any, Record]:
+        """What the store holds about these rows (those it holds): one round trip per
+        IN_IDS rows."""
         with _errors(self.where):
             self._follow()
-            doc = self.rows.find_one({"_id": row_key(table, row)})
-        if doc is None:
-            return None
-        fingerprint = doc.get("fingerprint")
-        return Record(doc["table"], doc["row"], None if fingerprint is None else from_int64(fingerprint),
-                      doc.get("content", ""), doc["state"], doc["blocks"])
+            docs = self._find(self.rows, [row_key(table, r) for r in rows], {"keys": 0})
+        return {d["row"]: _record(d) for d in docs}
 
     # -- writing
 
@@ -286,17 +297,24 @@ class MongoStore:
 
     def file_many(self, table: str, rows: Iterable[tuple]) -> int:
         """File (row id, fingerprint, content hash[, keys, sketch]), as `file` takes them,
-        LOAD_CHUNK at a time: new rows
-        and new blocks are inserted whole, rows filed before go through `file`, skipped if
-        their fingerprint is unchanged. Returns how many rows were written."""
-        written = 0
+        LOAD_CHUNK at a time: new rows and new blocks are inserted whole, rows filed before
+        go through `file`, skipped if their fingerprint is unchanged. Returns how many rows
+        were written."""
+        return self.load(table, rows).written
+
+    def load(self, table: str, rows: Iterable[tuple]) -> Loaded:
+        """`file_many`, also telling which blocks it created (see `Loaded`)."""
+        written, created, moved = 0, set(), False
         with _errors(self.where):
             for chunk in _batched(rows, LOAD_CHUNK):
                 self._follow()
-                written += self._load(table, chunk)
+                count, made, touched = self._load(table, chunk)
                 while self._moved(self._execute(self._guard(table, [item[0] for item in chunk]))):
-                    written += self._load(table, chunk)
-        return written
+                    moved = True  # rows of earlier chunks are in the generation left behind
+                    count, made, touched = self._load(table, chunk)
+                written += count
+                created = (created - touched) | made
+        return Loaded(written, frozenset() if moved else frozenset(created))
 
     def remove(self, table: str, row: Any) -> bool:
         """Take a row out of every block; False if it was not filed."""
@@ -439,9 +457,11 @@ class MongoStore:
             info.setdefault(page, []).extend(e for _, e in chunk)
             todo = todo[room:]
 
-    def _load(self, table: str, chunk: list[tuple[Any, int, str]]) -> int:
-        """One step of `file_many`: journal the new rows (insert_many), file them in their
-        blocks, settle them with one update; rows that exist go through `_refile`."""
+    def _load(self, table: str, chunk: list[tuple[Any, int, str]]) -> tuple[int, set[str], set[str]]:
+        """One step of `load`: journal the new rows (insert_many), file them in their
+        blocks, settle them with one update; rows that exist go through `_refile`. Returns
+        how many rows were written, the blocks created holding only their entries, and
+        every block the chunk's rows are filed in."""
         op, docs = _nonce(), {}
         # A generation built aside has one writer, and is dropped whole if it dies: its
         # rows need no journal, and are written filed.
@@ -453,19 +473,24 @@ class MongoStore:
                          "state": state, "blocks": ids, "first_op": op}
         old = self._insert(self.rows, list(docs.values()))
         new = [doc for key, doc in docs.items() if key not in old]
-        self._insert_blocks(new)
-        if not self.follows:
-            return len(new) + self._refile([docs[key] for key in old])
-        settle = self.rows.update_many({"state": FILING, "op": op}, {"$set": {"state": FILED}})
-        if settle.modified_count < len(new):  # another writer took some of these rows meanwhile
-            now = self._find(self.rows, [d["_id"] for d in new], {"op": 1})
-            ours = {d["_id"] for d in now if d["op"] == op}
-            self._take_over([(d["table"], d["row"], d["blocks"]) for d in new if d["_id"] not in ours])
-        return len(new) + self._refile([docs[key] for key in old])
+        created = self._insert_blocks(new)
+        shared = [docs[key] for key in old]  # written to by `file` below: not ours alone
+        if self.follows:
+            settle = self.rows.update_many({"state": FILING, "op": op}, {"$set": {"state": FILED}})
+            if settle.modified_count < len(new):  # another writer took some of these rows meanwhile
+                now = self._find(self.rows, [d["_id"] for d in new], {"op": 1})
+                ours = {d["_id"] for d in now if d["op"] == op}
+                taken = [d for d in new if d["_id"] not in ours]
+                self._take_over([(d["table"], d["row"], d["blocks"]) for d in taken])
+                shared += taken
+        written = len(new) + self._refile([docs[key] for key in old])
+        touched = {b for d in docs.values() for b in d["blocks"]}
+        return written, created - {b for d in shared for b in d["blocks"]}, touched
 
-    def _insert_blocks(self, rows: list[dict]) -> None:
+    def _insert_blocks(self, rows: list[dict]) -> set[str]:
         """File new rows: whole block documents where the block is new; entry ops for the
-        rest (blocks that exist, and entries beyond a document's size)."""
+        rest (blocks that exist, and entries beyond a document's size). Returns the blocks
+        created whole."""
         grouped: dict[str, list[tuple[str, dict]]] = {}
         for doc in rows:
             entry = _entry(doc["table"], doc["row"], from_int64(doc["fingerprint"]))
@@ -478,6 +503,7 @@ class MongoStore:
         rests = {b: items if b in existing else items[size:] for b, items in grouped.items()}
         self._execute([self._entry_op(b, rest[i:i + size]) for b, rest in rests.items()
                        for i in range(0, len(rest), size)])
+        return {b for b, rest in rests.items() if not rest}
 
     def _refile(self, docs: list[dict]) -> int:
         """Rows that were in the store already: file those whose fingerprint changed (or
@@ -626,6 +652,12 @@ def _has_bulk_write_command(client: Any) -> bool:
 
 def _entry(table: str, row: Any, fingerprint: int) -> dict:
     return {"hashcode": to_int64(fingerprint), "row": row, "table": table}
+
+
+def _record(doc: dict) -> Record:
+    fingerprint = doc.get("fingerprint")
+    return Record(doc["table"], doc["row"], None if fingerprint is None else from_int64(fingerprint),
+                  doc.get("content", ""), doc["state"], doc["blocks"], doc.get("sketch"))
 
 
 def _entries(docs: list[dict]) -> list[Entry]:

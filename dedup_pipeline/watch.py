@@ -39,7 +39,7 @@ from . import matchtable
 from .config import Config, mask_url
 from .incremental import Incremental, open_incremental
 from .source import SourceError, SqlSource
-from .store import REMOVING
+from .store import REMOVING, Loaded
 
 log = logging.getLogger("dedup_pipeline.watch")
 
@@ -237,24 +237,23 @@ class Worker:
         id_column = self.config.source.id_column
         present = {row[id_column]: row for row in self.source.rows_by_id(row_ids)}
         absent = [i for i in row_ids if i not in present]
-        probes, added = self._file(present)
+        probes, loaded = self._file(present)
         removed = sum(self.index.remove(i) for i in absent)
-        found = similar_many(self.index, probes)
+        found = similar_many(self.index, probes, loaded.created)
         matchtable.forget_rows(conn, self.matches, row_ids)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
         matched = self._recheck(conn, found, probes)
-        return Tally(rows=len(row_ids), added=added, removed=removed, matched=matched)
+        return Tally(rows=len(row_ids), added=loaded.written, removed=removed, matched=matched)
 
-    def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], int]:
+    def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], Loaded]:
         """Probe rows together and file them; unchanged rows are skipped. Returns their
-        probes (what the scheme compares them by) and how many were written."""
+        probes (what the scheme compares them by) and what the filing did."""
         if not rows:
-            return {}, 0
+            return {}, Loaded(0, frozenset())
         ids = list(rows)
         probes = dict(zip(ids, self.index.scheme.probes([rows[i] for i in ids])))
-        added = self.index.file_many((i, rows[i], probes[i]) for i in ids)
-        return probes, added
+        return probes, self.index.file_many((i, rows[i], probes[i]) for i in ids)
 
     def _recheck(self, conn: sa.Connection, found: dict[tuple, Any], probes: dict[Any, Any]) -> int:
         """Check each partner outside the batch against what it is now: another worker
@@ -262,15 +261,14 @@ class Worker:
         this transaction wrote the pair. Returns the pairs kept."""
         scheme, store, table = self.index.scheme, self.index.store, self.index.table
         partners = sorted({b for (_, b) in found if b not in probes}, key=str)
-        current = {b: store.get(table, b) for b in partners}
-        sketches = store.sketches(table, partners) if scheme.sketch_stored else {}
+        current = store.records(table, partners)
         stale, moved = [], []
         for (a, b), distance in found.items():
-            if b not in current:
+            if b in probes:
                 continue
-            record = current[b]
+            record = current.get(b)
             now = (None if record is None or record.state == REMOVING or record.fingerprint is None
-                   else scheme.distance(probes[a], scheme.restore(record.fingerprint, sketches.get(b))))
+                   else scheme.distance(probes[a], scheme.restore(record.fingerprint, record.sketch)))
             if now is None:
                 stale.append((a, b))
             elif now != distance:
@@ -370,11 +368,11 @@ class Worker:
         return None
 
 
-def similar_many(index: Incremental, probes: dict[Any, Any]) -> dict[tuple, Any]:
+def similar_many(index: Incremental, probes: dict[Any, Any], created: frozenset[str] = frozenset()) -> dict[tuple, Any]:
     """{(row, similar row): distance} for these rows' probes, as `similar` finds them one
     by one, with one lookup for them all. A pair of two of these rows is listed once."""
     found: dict[tuple, Any] = {}
-    for row, matches in index.similar_many(probes).items():
+    for row, matches in index.similar_many(probes, created).items():
         for match in matches:
             if (match.row, row) not in found:
                 found[(row, match.row)] = match.distance

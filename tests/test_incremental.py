@@ -130,6 +130,19 @@ def test_an_unknown_mode_is_refused(index):
         index.similar(FP, "some")
 
 
+def test_rows_filed_together_find_each_other_without_reading_the_blocks_they_created(index):
+    rows = sample_rows()
+    index.add_many((row["id"], row) for row in rows[:600])
+    batch = {row["id"]: row for row in rows[600:]}
+    probes = {i: index.probe(row) for i, row in batch.items()}
+    loaded = index.file_many((i, batch[i], p) for i, p in probes.items())
+    assert loaded.written == len(batch) and loaded.created
+    found = index.similar_many(probes, loaded.created)
+    assert found == index.similar_many(probes)
+    partners = {m.row for matches in found.values() for m in matches}
+    assert partners & set(batch) and partners - set(batch)  # pairs within the batch and with earlier rows
+
+
 def test_add_many_files_rows_as_add_does(index, memory_db):
     rows = sample_rows()[:200]
     assert index.add_many((row["id"], row) for row in rows) == 200

@@ -205,6 +205,14 @@ def test_file_many_into_existing_and_overfull_blocks(memory_db):
     assert problems(memory_db) == []
 
 
+def test_a_load_tells_which_blocks_it_created_and_holds_alone(store):
+    first = store.load("petition", [(1, FP, ""), (2, FP ^ 0xFFFF, "")])  # share blocks 1-3
+    assert first.created == {block_id(t, k) for t, k in SCHEME.keys(FP) + SCHEME.keys(FP ^ 0xFFFF)}
+    second = store.load("petition", [(3, FP ^ 0xFFFF << 16, ""), (1, FP ^ 0xFFFF << 48, "")])
+    new_block_of_3 = block_id(*SCHEME.keys(FP ^ 0xFFFF << 16)[1])
+    assert second.created == {new_block_of_3}  # 3's other blocks hold 1 or 2; 1 was re-filed
+
+
 def test_ensure_indexes_is_idempotent(memory_db):
     ensure_indexes(memory_db)
     ensure_indexes(memory_db)
