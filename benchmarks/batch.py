@@ -38,6 +38,8 @@ address = "short"
 category = "short"
 content = "long"
 created_at = "ignore"
+[scheme]
+submitter = ["phone", "address"]
 """
 
 

@@ -49,6 +49,7 @@ from benchmarks.corpus import news_sentences  # noqa: E402
 from tests.mariadb import MariaDB  # noqa: E402
 
 COLUMNS = ["title", "name", "phone", "address", "category", "content"]
+SCHEME = '[scheme]\nsubmitter = ["phone", "address"]\n'  # as config/example.toml advises for this table
 CLI = [sys.executable, "-m", "dedup_pipeline"]
 MONGO_SERVER = """
 import sys, time
@@ -213,7 +214,7 @@ def main() -> None:
         config.write_text(f'[source]\nurl = "{server.url("bench")}"\ntable = "petition"\n[fields]\n'
                           + "".join(f'{c} = "short"\n' for c in COLUMNS[:-1])
                           + f'content = "long"\n[store]\nmongo_uri = "{uri}"\n'
-                          + (f'[scheme]\nname = "{args.scheme}"\n' if args.scheme else ""), encoding="utf-8")
+                          + SCHEME + (f'name = "{args.scheme}"\n' if args.scheme else ""), encoding="utf-8")
         log = Path(folder) / "watch.log"
         options = ["--batch-size", args.batch_size, "--poll", args.poll]
         print(f"worker: dedup-pipeline watch {' '.join(options)}; scheme: {args.scheme or 'default'}")
