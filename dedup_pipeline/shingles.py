@@ -7,13 +7,15 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   A ∩ B with probability J(A, B), and then it is among the smallest of both. With `keys`
   keys each, a pair is missed only if none of the first `keys` of the union is shared:
   about (1 − J)^keys (the bottom-k sketch, i.e. prefix filtering in a hash order). Keys
-  come from 5-character shingles, which common phrases share far less often than
-  2-character ones, and each is combined with a submitter value, so that a thousand form
-  letters from a thousand people do not make a million candidates.
+  come from 3-character shingles, which common phrases share less often than 2-character
+  ones, and each is combined with a submitter value, so that a thousand form letters from
+  a thousand people do not make a million candidates.
 - any two rows, as written: MinHash bands (`bands` × `rows_per_band`) tuned to the
-  `verbatim` threshold: at Jaccard 0.92 a pair shares a band with probability 0.996,
-  at 0.72 with 0.21, at 0.44 almost never.
-Candidates are confirmed exactly, so keys decide only what is looked at.
+  `verbatim` threshold: at Jaccard 0.92 a pair shares a band with probability 0.987,
+  at 0.95 with 0.999, at 0.72 with 0.36, at 0.5 with 0.02.
+Candidates are confirmed exactly, so keys decide only what is looked at. Each key costs a
+document written and read per row in the store, so there are few: 4 per submitter value
+and 6 bands (benchmarks/quality measured 8 and 12 × 12 no better).
 
 Confirming (measured in benchmarks/quality): numbers are folded to one digit, so a changed
 date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
@@ -51,7 +53,7 @@ class Sketch(NamedTuple):
     shingles: np.ndarray  # of the text with numbers folded
     verbatim: np.ndarray  # of the text as written
     people: np.ndarray  # a hash of each submitter field's value, 0 when blank
-    keys: np.ndarray = _EMPTY  # the smallest hashes of its 5-character shingles
+    keys: np.ndarray = _EMPTY  # its block keys (ShingleScheme.sketch)
 
     @property
     def fingerprint(self) -> int:
@@ -76,15 +78,15 @@ class ShingleScheme:
     hashes of their `key_size`-character shingles; confirmed as the module says."""
 
     size: int = 2
-    key_size: int = 5
-    keys: int = 8
+    key_size: int = 3
+    keys: int = 4
     threshold: float = 0.3
     containment: float = 0.7
     verbatim: float = 0.92
     submitter: tuple[str, ...] = ()
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
-    bands: int = 12
-    rows_per_band: int = 12
+    bands: int = 6
+    rows_per_band: int = 8
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
         return self.sketch_many([row], fields)[0]
