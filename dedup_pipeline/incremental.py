@@ -61,7 +61,8 @@ class Incremental:
         found = self.similar_many({exclude: probe})[exclude]
         return found[:1] if mode == "exists" else found
 
-    def similar_many(self, probes: Mapping[Any, Any], created: frozenset[str] = frozenset()) -> dict[Any, list[Match]]:
+    def similar_many(self, probes: Mapping[Any, Any],
+                     created: frozenset[str] = frozenset()) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
         lookup for all of them; each probe is confirmed against the rows of its own blocks.
         `created`: blocks that these rows' filing created (`Loaded`), which hold only them."""

@@ -368,7 +368,8 @@ class Worker:
         return None
 
 
-def similar_many(index: Incremental, probes: dict[Any, Any], created: frozenset[str] = frozenset()) -> dict[tuple, Any]:
+def similar_many(index: Incremental, probes: dict[Any, Any],
+                 created: frozenset[str] = frozenset()) -> dict[tuple, Any]:
     """{(row, similar row): distance} for these rows' probes, as `similar` finds them one
     by one, with one lookup for them all. A pair of two of these rows is listed once."""
     found: dict[tuple, Any] = {}
