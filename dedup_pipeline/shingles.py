@@ -22,7 +22,10 @@ date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, o
 text lies `containment` inside the larger (a sentence added or removed). A form letter
 filled in for another place or amount is just as similar, so unless the rows share a
 submitter (the same value in one of the `submitter` fields, such as phone or address:
-evidence, never enough alone), their texts must also match as written: Jaccard ≥ `verbatim`.
+evidence, never enough alone), their texts must also match as written: Jaccard ≥ `verbatim`,
+or the smaller lies `verbatim_containment` inside the larger. The second is the shape of a
+re-submission edit (a prefix, suffix or sentence added takes almost nothing from the other
+side), while a form letter filled in for another place and company differs on both sides.
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
 so that a million rows hash in seconds.
@@ -83,6 +86,7 @@ class ShingleScheme:
     threshold: float = 0.3
     containment: float = 0.7
     verbatim: float = 0.92
+    verbatim_containment: float = 0.98
     submitter: tuple[str, ...] = ()
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
     bands: int = 6
@@ -139,19 +143,31 @@ class ShingleScheme:
         smaller = min(len(a.shingles), len(b.shingles))
         if jaccard < self.threshold and (smaller < self.min_shingles or contained < self.containment):
             return None
-        if not same_submitter(a.people, b.people) and overlap(a.verbatim, b.verbatim)[0] < self.verbatim:
+        if not same_submitter(a.people, b.people) and not self.as_written(*overlap(a.verbatim, b.verbatim)):
             return None
         return max(jaccard, self.threshold)
 
+    def as_written(self, jaccard, contained):
+        """Whether texts match as written, from their verbatim (Jaccard, containment); scalars
+        or arrays alike, so that `pairs` decides exactly as `score`."""
+        return (jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
+
     def pairs(self, sketches: Sequence[Sketch]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every similar (i, j, 1 − score) with i < j: rows sharing a key, confirmed."""
+        """Every similar (i, j, 1 − score) with i < j: rows sharing a key, confirmed as `score`
+        confirms one pair, all candidates at once."""
         i, j = candidates([s.keys for s in sketches])
-        found = [(a, b, self.score(sketches[a], sketches[b])) for a, b in zip(i.tolist(), j.tolist())]
-        found = [(a, b, round(1 - score, 4)) for a, b, score in found if score is not None]
-        if not found:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        a, b, d = (np.array(column) for column in zip(*found))
-        return a, b, d
+        jaccard, contained = overlap_many([s.shingles for s in sketches], i, j)
+        sizes = np.array([len(s.shingles) for s in sketches], np.int64)
+        smaller = np.minimum(sizes[i], sizes[j])
+        keep = (jaccard >= self.threshold) | ((smaller >= self.min_shingles) & (contained >= self.containment))
+        i, j, jaccard = i[keep], j[keep], jaccard[keep]
+        other = ~same_submitter_many([s.people for s in sketches], i, j)
+        written = np.ones(len(i), bool)
+        written[other] = self.as_written(*overlap_many([s.verbatim for s in sketches], i[other], j[other]))
+        i, j, jaccard = i[written], j[written], jaccard[written]
+        # Python's round, as `distance` rounds one pair (numpy's can differ in the last place).
+        d = np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
+        return i.astype(np.int64), j.astype(np.int64), d
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
@@ -165,6 +181,42 @@ def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 def same_submitter(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two rows agree on a submitter field that neither left blank."""
     return bool(np.any((a == b) & (a != 0)))
+
+
+def overlap_many(sets: Sequence[np.ndarray], i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`overlap` of each pair (sets[i[n]], sets[j[n]]), counted a row at a time: its set
+    marked in a table of every hash, looked up by all its partners' sets at once."""
+    sizes = np.array([len(s) for s in sets], np.int64)
+    common = np.zeros(len(i), np.int64)
+    if len(i) and sizes.sum():
+        ids = np.unique(np.concatenate(sets), return_inverse=True)[1]
+        starts = np.cumsum(sizes) - sizes
+        mark = np.zeros(int(ids.max()) + 1, bool)
+        order = np.argsort(i, kind="stable")
+        for group in np.split(order, np.flatnonzero(np.diff(i[order])) + 1):
+            own = ids[starts[i[group[0]]]:starts[i[group[0]]] + sizes[i[group[0]]]]
+            mark[own] = True
+            lengths = sizes[j[group]]
+            ends = np.cumsum(lengths)
+            at = np.repeat(starts[j[group]] - ends + lengths, lengths) + np.arange(ends[-1])
+            hits = np.concatenate(([0], np.cumsum(mark[ids[at]])))
+            common[group] = hits[ends] - hits[ends - lengths]
+            mark[own] = False
+    a, b = sizes[i], sizes[j]
+    filled = (a > 0) & (b > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jaccard = np.where(filled, common / (a + b - common), 0.0)
+        contained = np.where(filled, common / np.minimum(a, b), 0.0)
+    return jaccard, contained
+
+
+def same_submitter_many(people: Sequence[np.ndarray], i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """`same_submitter` of each pair (people[i[n]], people[j[n]])."""
+    width = max((len(p) for p in people), default=0)
+    table = np.zeros((len(people), width), np.uint64)
+    for n, p in enumerate(people):
+        table[n, :len(p)] = p
+    return np.any((table[i] == table[j]) & (table[i] != 0), axis=1)
 
 
 def candidates(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

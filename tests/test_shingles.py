@@ -87,6 +87,19 @@ def test_another_person_needs_the_text_as_written():
     assert similar(sketch(TEXT), sketch(edited)) and not similar(sketch(TEXT), sketch(edited, name="李四"))
 
 
+def test_another_persons_copy_with_a_sentence_added_is_similar():
+    added = TEXT + "此事已经反映多次，至今没有得到任何答复，请有关部门尽快处理。"
+    assert similar(sketch(TEXT), sketch(added, name="李四"))
+
+
+def test_a_form_letter_for_another_place_and_company_from_another_person_is_not_similar():
+    letter = ("我是{p}居民，{c}物业公司长期违规收取停车费和公摊费用，业主多次投诉无果，"
+              "{c}物业公司至今拒不整改，请{p}有关部门依法查处，维护业主的合法权益。")
+    a = sketch(letter.format(p="朝阳区", c="华远"))
+    b = sketch(letter.format(p="海淀区", c="金茂"), name="李四")
+    assert SCHEME.score(a, b) is None and similar(a, sketch(letter.format(p="海淀区", c="金茂")))
+
+
 def test_a_form_letter_for_another_amount_from_another_person_is_not_similar():
     letter = "本人于{y}年在本小区购房，物业公司每年多收取{m}元公摊费用，{y}年至今累计{m}元。" * 2
     a, b = sketch(letter.format(y=2019, m=1200)), sketch(letter.format(y=2021, m=3400), name="李四")
@@ -115,3 +128,16 @@ def test_pairs_are_the_candidates_that_score(scheme):
             for a, b in zip(*candidates([s.keys for s in sketches]))
             if scheme.score(sketches[a], sketches[b]) is not None}
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and want
+
+
+def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score():
+    from benchmarks.quality.dataset import generate
+
+    scheme = ShingleScheme(submitter=("phone", "address"))
+    fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]
+    sketches = scheme.sketch_many(generate(2_000, 2015).rows, fields)
+    i, j, d = scheme.pairs(sketches)
+    scored = {(a, b): scheme.score(sketches[a], sketches[b])
+              for a, b in zip(*(x.tolist() for x in candidates([s.keys for s in sketches])))}
+    want = {pair: round(1 - score, 4) for pair, score in scored.items() if score is not None}
+    assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and len(want) > 500
