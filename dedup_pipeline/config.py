@@ -63,7 +63,10 @@ class SchemeConfig:
     threshold: float = ShingleScheme.threshold
     containment: float = ShingleScheme.containment
     verbatim: float = ShingleScheme.verbatim
+    verbatim_containment: float = ShingleScheme.verbatim_containment
     submitter: tuple[str, ...] = ShingleScheme.submitter
+    bands: int = ShingleScheme.bands
+    rows_per_band: int = ShingleScheme.rows_per_band
 
 
 @dataclass(frozen=True)
@@ -250,10 +253,10 @@ def _check(config: Config) -> None:
     if scheme.name not in SCHEMES:
         raise ConfigError(f"[scheme] name {scheme.name!r} is unknown; available: "
                           + ", ".join(f'"{name}"' for name in SCHEMES))
-    for key in ("size", "key_size", "keys"):
+    for key in ("size", "key_size", "keys", "bands", "rows_per_band"):
         if getattr(scheme, key) < 1:
             raise ConfigError(f"[scheme] {key} must be 1 or more, got {getattr(scheme, key)}")
-    for key in ("threshold", "containment", "verbatim"):
+    for key in ("threshold", "containment", "verbatim", "verbatim_containment"):
         if not 0 < getattr(scheme, key) <= 1:
             raise ConfigError(f"[scheme] {key} must be above 0 and at most 1, got {getattr(scheme, key)}")
     try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import difflib
 from typing import Any, Mapping
 
+import numpy as np
+
 from .config import Config
 from .features import value_text
 from .schemes import scheme_of
@@ -42,10 +44,15 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
     s = config.shingle_scheme()
     jaccard, contained = overlap(pa.shingles, pb.shingles)
     ta, tb = long_text(a, config.fields), long_text(b, config.fields)
+    written_jaccard, written_contained = overlap(pa.verbatim, pb.verbatim)
+    common = len(np.intersect1d(pa.verbatim, pb.verbatim, assume_unique=True))
     return {"jaccard": round(jaccard, 4), "containment": round(contained, 4),
-            "verbatim_jaccard": round(overlap(pa.verbatim, pb.verbatim)[0], 4),
+            "verbatim_jaccard": round(written_jaccard, 4), "verbatim_containment": round(written_contained, 4),
+            # an edit adds on one side only; a form letter filled in anew differs on both
+            "verbatim_only": {"a": len(pa.verbatim) - common, "b": len(pb.verbatim) - common},
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
-            "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim},
+            "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,
+                           "verbatim_containment": s.verbatim_containment},
             "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb)}
 
 
@@ -82,9 +89,12 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
         lines.append(f"  jaccard {e['jaccard']} (numbers folded; similar from {t['jaccard']}), containment "
                      f"{e['containment']} (from {t['containment']})")
         who = "the same" if e["same_submitter"] else "no shared"
+        only = e["verbatim_only"]
         lines.append(f"  {who} submitter ({', '.join(e['submitter_fields']) or 'no submitter fields'}); "
-                     f"as written, jaccard {e['verbatim_jaccard']} (without a shared submitter, "
-                     f"similar from {t['verbatim']})")
+                     f"as written, jaccard {e['verbatim_jaccard']}, containment {e['verbatim_containment']} "
+                     f"(without a shared submitter, similar from {t['verbatim']} or {t['verbatim_containment']})")
+        lines.append(f"  shingles as written only in {a}: {only['a']}, only in {b}: {only['b']} "
+                     f"(an edit adds to one side; a form letter filled in anew differs on both)")
     else:
         lines.append(f"  fingerprints {e['fingerprints']['a']} and {e['fingerprints']['b']}: "
                      f"{e['hamming']} bits apart (<= {e['k']} is similar)")

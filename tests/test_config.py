@@ -63,6 +63,8 @@ def test_field_defaults_and_explicit_weights():
     (minimal(fields={}), r"\[fields\] is empty"),
     (minimal(fields={"content": "ignore"}), r"every field is \"ignore\""),
     (minimal(batch={"chunk_size": 0}), r"chunk_size must be 1 or more"),
+    (minimal(scheme={"verbatim_containment": 1.5}), r"verbatim_containment must be above 0 and at most 1, got 1.5"),
+    (minimal(scheme={"rows_per_band": 0}), r"rows_per_band must be 1 or more, got 0"),
     (minimal(store={"mongo_uri": "http://x"}), r"must start with mongodb://"),
     ({"fields": {"content": "long"}}, r"missing \[source\] section"),
     ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),

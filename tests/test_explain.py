@@ -27,6 +27,15 @@ def test_text_output_says_what_differs_and_who_filed_it(run):
     assert f"rows {a} and {b}: similar" in text and "submitter" in text and "fields:" in text
 
 
+def test_the_one_sided_difference_as_written_is_shown(run):
+    a, b, _ = first_similar_pair("shingles")
+    explained = json.loads(run("explain", str(a), str(b), "--json").output)
+    only, text = explained["verbatim_only"], run("explain", str(a), str(b)).output
+    assert set(only) == {"a", "b"} and min(only.values()) >= 0
+    assert f"only in {a}: {only['a']}, only in {b}: {only['b']}" in text
+    assert explained["thresholds"]["verbatim_containment"] == 0.98
+
+
 def test_unrelated_rows_are_explained_as_not_similar(run):
     rows = sample_rows()
     scheme = scheme_of(sample_config("shingles"))
