@@ -67,6 +67,7 @@ class SchemeConfig:
     submitter: tuple[str, ...] = ShingleScheme.submitter
     bands: int = ShingleScheme.bands
     rows_per_band: int = ShingleScheme.rows_per_band
+    corroborate: bool = ShingleScheme.corroborate
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 from cityhash import CityHash64
 
 from .config import Config
+from .corroboration import corroborated, corroborates
 from .features import SEPARATOR, value_text
 from .schemes import scheme_of
 from .store import Loaded, MongoStore, block_id, open_store
@@ -64,8 +65,21 @@ class Incremental:
     def similar_many(self, probes: Mapping[Any, Any],
                      created: frozenset[str] = frozenset()) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
-        lookup for all of them; each probe is confirmed against the rows of its own blocks.
-        `created`: blocks that these rows' filing created (`Loaded`), which hold only them."""
+        lookup for all of them (see `pairs_many`)."""
+        found: dict[Any, list[Match]] = {row: [] for row in probes}
+        for (a, b), distance in self.pairs_many(probes, created).items():
+            if a in found:
+                found[a].append(Match(b, distance))
+            if b in found:
+                found[b].append(Match(a, distance))
+        return {row: sorted(near, key=lambda m: (m.distance, str(m.row))) for row, near in found.items()}
+
+    def pairs_many(self, probes: Mapping[Any, Any],
+                   created: frozenset[str] = frozenset()) -> dict[tuple, Any]:
+        """{(row, other): distance} of the pairs these probes make with stored rows and with
+        each other (once each), and of the stored pairs they corroborate (corroboration.py),
+        with one lookup. `created`: blocks that these rows' filing created (`Loaded`), which
+        hold only them."""
         keys = {row: self.scheme.keys(p) for row, p in probes.items()}
         blocks = {row: {block_id(t, k) for t, k in row_keys} for row, row_keys in keys.items()}
         in_block: dict[str, set] = {}
@@ -79,12 +93,39 @@ class Incremental:
                 if entry.table == self.table:
                     in_block.setdefault(entry.block, set()).add(entry.row)
                     fingerprints.setdefault(entry.row, entry.fingerprint)
-        stored = {**self._stored({r: fp for r, fp in fingerprints.items() if r not in probes}), **probes}
-        found: dict[Any, list[Match]] = {}
+        stored, stored_blocks = self._stored({r: fp for r, fp in fingerprints.items() if r not in probes})
+        stored.update(probes)
+        blocks = {**stored_blocks, **blocks}
+        near: dict[tuple, tuple[Any, int]] = {}
         for row, p in probes.items():
-            others = set().union(*(in_block.get(b, ()) for b in blocks[row])) - {row}
-            near = [Match(other, d) for other in others if (d := self.scheme.distance(p, stored[other])) is not None]
-            found[row] = sorted(near, key=lambda m: (m.distance, str(m.row)))
+            for other in set().union(*(in_block.get(b, ()) for b in blocks[row])) - {row}:
+                if (other, row) not in near:
+                    near[(row, other)] = self.scheme.relate(p, stored[other])
+        if self.scheme.links:
+            near.update(self._around(probes, near, stored, blocks))
+        edges = {pair: evidence for pair, (d, evidence) in near.items() if d is not None and evidence}
+        weak = [pair for pair, (d, evidence) in near.items() if d is not None and not evidence]
+        keep = set(edges) | set(corroborated(edges, weak))
+        return {pair: near[pair][0] for pair in keep if pair[0] in probes or pair[1] in probes
+                or not near[pair][1]}
+
+    def _around(self, probes: Mapping[Any, Any], near: Mapping[tuple, tuple[Any, int]],
+                stored: Mapping[Any, Any], blocks: Mapping[Any, set]) -> dict[tuple, tuple[Any, int]]:
+        """The pairs of stored rows near a probe that corroboration may need: a row the probe
+        confirms, with any other row near it (candidates: rows sharing a block)."""
+        partners: dict[Any, dict[Any, int]] = {}
+        for (a, b), (d, evidence) in near.items():
+            if d is not None:
+                partners.setdefault(a, {})[b] = evidence
+                partners.setdefault(b, {})[a] = evidence
+        found: dict[tuple, tuple[Any, int]] = {}
+        for row in probes:
+            mine = {o: e for o, e in partners.get(row, {}).items() if o not in probes}
+            for u, e_u in mine.items():
+                for v, e_v in mine.items():
+                    if (e_u and u != v and (e_v == 0 or corroborates(e_u, e_v)) and (v, u) not in found
+                            and (u, v) not in found and blocks[u] & blocks[v]):
+                        found[(u, v)] = self.scheme.relate(stored[u], stored[v])
         return found
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
@@ -122,10 +163,13 @@ class Incremental:
         """Complete the changes a killed run left half done; how many rows needed it."""
         return self.store.repair()
 
-    def _stored(self, fingerprints: Mapping[Any, int]) -> dict[Any, Any]:
-        """The probes of stored rows (by their fingerprints), as the scheme compares them."""
-        sketches = self.store.sketches(self.table, list(fingerprints)) if self.scheme.sketch_stored else {}
-        return {row: self.scheme.restore(fp, sketches.get(row)) for row, fp in fingerprints.items()}
+    def _stored(self, fingerprints: Mapping[Any, int]) -> tuple[dict[Any, Any], dict[Any, set]]:
+        """The probes of stored rows (by their fingerprints), as the scheme compares them,
+        and the blocks they are filed under."""
+        filed = self.store.sketches(self.table, list(fingerprints)) if self.scheme.sketch_stored else {}
+        probes = {row: self.scheme.restore(fp, filed.get(row, (None,))[0]) for row, fp in fingerprints.items()}
+        return probes, {row: set(filed[row][1]) if row in filed
+                        else {block_id(t, k) for t, k in self.scheme.keys(probes[row])} for row in probes}
 
     def _filing(self, row: Mapping[str, Any], probe: Any) -> tuple:
         """What the store files with a row: fingerprint, content hash, keys, sketch."""

@@ -6,7 +6,9 @@ candidate is confirmed, and every similar pair of many rows. Pure: no I/O.
 - `Shingles`: character shingles of the text, confirmed by exact similarity (the default,
   chosen by benchmarks/quality: it finds the re-submissions SimHash misses).
 
-A distance is Hamming bits for fingerprints and 1 − similarity for shingles: smaller is
+`relate` is a pair's distance with the evidence it carries (corroboration.py): a pair
+whose text is near but that has no evidence of its own is kept only when a third row links
+it. A distance is Hamming bits for fingerprints and 1 − similarity for shingles: smaller is
 nearer in both, so matches sort and store the same way.
 """
 
@@ -17,6 +19,7 @@ from typing import Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from .config import Config
+from .corroboration import SUBMITTER, WRITTEN
 from .pairs import Pairs, similar_pairs
 from .shingles import Sketch
 from .simhash import fingerprint_many
@@ -24,12 +27,14 @@ from .simhash import fingerprint_many
 
 class Scheme(Protocol):
     sketch_stored: bool  # whether confirming needs the stored rows' sketches
+    links: bool  # whether pairs without evidence of their own may be linked by a third row
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list: ...
     def keys(self, probe: Any) -> list[tuple[int, int]]: ...
     def fingerprint(self, probe: Any) -> int: ...
     def sketch(self, probe: Any) -> bytes | None: ...
     def restore(self, fingerprint: int, sketch: bytes | None) -> Any: ...
     def distance(self, a: Any, b: Any) -> float | None: ...
+    def relate(self, a: Any, b: Any) -> tuple[float | None, int]: ...
     def pairs(self, probes: Sequence) -> Pairs: ...
 
 
@@ -40,7 +45,7 @@ def scheme_of(config: Config) -> Scheme:
 class Fingerprints:
     """A row is its 64-bit SimHash; similar within k bits, found by block keys."""
 
-    sketch_stored = False
+    sketch_stored = links = False
 
     def __init__(self, config: Config):
         self.blocks, self.featurizer = config.block_scheme(), config.featurizer()
@@ -63,6 +68,11 @@ class Fingerprints:
     def distance(self, a: int, b: int) -> int | None:
         return self.blocks.distance(a, b)
 
+    def relate(self, a: int, b: int) -> tuple[int | None, int]:
+        """Fingerprints carry no evidence apart from their distance: near is confirmed."""
+        distance = self.distance(a, b)
+        return distance, 0 if distance is None else SUBMITTER | WRITTEN
+
     def pairs(self, probes: Sequence[int]) -> Pairs:
         return similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks)
 
@@ -74,6 +84,7 @@ class Shingles:
 
     def __init__(self, config: Config):
         self.shingles, self.fields = config.shingle_scheme(), config.fields
+        self.links = self.shingles.corroborate
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[Sketch]:
         return self.shingles.sketch_many(rows, self.fields)
@@ -91,8 +102,12 @@ class Shingles:
         return Sketch.from_bytes(sketch or bytes(24))
 
     def distance(self, a: Sketch, b: Sketch) -> float | None:
-        score = self.shingles.score(a, b)
-        return None if score is None else round(1 - score, 4)
+        distance, evidence = self.relate(a, b)
+        return distance if evidence else None
+
+    def relate(self, a: Sketch, b: Sketch) -> tuple[float | None, int]:
+        score, evidence = self.shingles.relate(a, b)
+        return None if score is None else round(1 - score, 4), evidence
 
     def pairs(self, probes: Sequence[Sketch]) -> Pairs:
         return self.shingles.pairs(probes)

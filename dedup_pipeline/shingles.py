@@ -28,6 +28,8 @@ evidence, never enough alone), their texts must also match as written: Jaccard â
 or the smaller lies `verbatim_containment` inside the larger. The second is the shape of a
 re-submission edit (a prefix, suffix or sentence added takes almost nothing from the other
 side), while a form letter filled in for another place and company differs on both sides.
+A pair with similar text and neither kind of evidence is kept when a third row links it
+(`corroborate`, corroboration.py).
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
 so that a million rows hash in seconds.
@@ -42,6 +44,7 @@ from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 import numpy as np
 from cityhash import CityHash64
 
+from .corroboration import SUBMITTER, WRITTEN, corroborated
 from .features import Field, value_text
 from .text import normalize
 
@@ -93,6 +96,7 @@ class ShingleScheme:
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
     bands: int = 6
     rows_per_band: int = 4
+    corroborate: bool = True  # pairs without evidence linked by a third row (corroboration.py)
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
         return self.sketch_many([row], fields)[0]
@@ -139,15 +143,21 @@ class ShingleScheme:
         """(table, key) pairs, as the store files them: one table, whatever the position."""
         return [(0, int(h)) for h in sketch.keys]
 
-    def score(self, a: Sketch, b: Sketch) -> float | None:
-        """The pair's similarity (Jaccard, numbers folded) when it is similar, else None."""
+    def relate(self, a: Sketch, b: Sketch) -> tuple[float | None, int]:
+        """The pair's text similarity (Jaccard, numbers folded) when the texts are similar,
+        else None; and the evidence it carries (corroboration.SUBMITTER, WRITTEN bits)."""
         jaccard, contained = overlap(a.shingles, b.shingles)
         smaller = min(len(a.shingles), len(b.shingles))
         if jaccard < self.threshold and (smaller < self.min_shingles or contained < self.containment):
-            return None
-        if not same_submitter(a.people, b.people) and not self.as_written(*overlap(a.verbatim, b.verbatim)):
-            return None
-        return max(jaccard, self.threshold)
+            return None, 0
+        evidence = (SUBMITTER if same_submitter(a.people, b.people) else 0) | (
+            WRITTEN if self.as_written(*overlap(a.verbatim, b.verbatim)) else 0)
+        return max(jaccard, self.threshold), evidence
+
+    def score(self, a: Sketch, b: Sketch) -> float | None:
+        """The pair's similarity when it is similar on its own evidence, else None."""
+        similarity, evidence = self.relate(a, b)
+        return similarity if evidence else None
 
     def as_written(self, jaccard, contained):
         """Whether texts match as written, from their verbatim (Jaccard, containment); scalars
@@ -156,17 +166,21 @@ class ShingleScheme:
 
     def pairs(self, sketches: Sequence[Sketch]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every similar (i, j, 1 âˆ’ score) with i < j: rows sharing a key, confirmed as `score`
-        confirms one pair, all candidates at once."""
+        confirms one pair or corroborated through a third row, all candidates at once."""
         i, j = candidates([s.keys for s in sketches])
         jaccard, contained = overlap_many([s.shingles for s in sketches], i, j)
         sizes = np.array([len(s.shingles) for s in sketches], np.int64)
         smaller = np.minimum(sizes[i], sizes[j])
         keep = (jaccard >= self.threshold) | ((smaller >= self.min_shingles) & (contained >= self.containment))
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
-        other = ~same_submitter_many([s.people for s in sketches], i, j)
-        written = np.ones(len(i), bool)
-        written[other] = self.as_written(*overlap_many([s.verbatim for s in sketches], i[other], j[other]))
-        i, j, jaccard = i[written], j[written], jaccard[written]
+        evidence = np.where(same_submitter_many([s.people for s in sketches], i, j), SUBMITTER, 0) | np.where(
+            self.as_written(*overlap_many([s.verbatim for s in sketches], i, j)), WRITTEN, 0)
+        keep = evidence > 0
+        edges = dict(zip(zip(i[keep].tolist(), j[keep].tolist()), evidence[keep].tolist()))
+        weak = np.flatnonzero(~keep) if self.corroborate else np.zeros(0, np.int64)
+        linked = set(corroborated(edges, zip(i[weak].tolist(), j[weak].tolist())))
+        keep[weak] = [pair in linked for pair in zip(i[weak].tolist(), j[weak].tolist())]
+        i, j, jaccard = i[keep], j[keep], jaccard[keep]
         # Python's round, as `distance` rounds one pair (numpy's can differ in the last place).
         d = np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
         return i.astype(np.int64), j.astype(np.int64), d

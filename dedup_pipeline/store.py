@@ -249,12 +249,12 @@ class MongoStore:
             if pages:
                 yield _entries(self._find(self.blocks, pages, {"info": 1}))
 
-    def sketches(self, table: str, rows: list) -> dict[Any, bytes]:
-        """The sketches filed with these rows (those that have one): one round trip per
-        IN_IDS rows."""
+    def sketches(self, table: str, rows: list) -> dict[Any, tuple[bytes | None, list[str]]]:
+        """The sketch (if any) and the blocks filed with each of these rows: one round trip
+        per IN_IDS rows."""
         with _errors(self.where):
-            docs = self._find(self.rows, [row_key(table, r) for r in rows], {"row": 1, "sketch": 1})
-        return {d["row"]: d["sketch"] for d in docs if "sketch" in d}
+            docs = self._find(self.rows, [row_key(table, r) for r in rows], {"row": 1, "sketch": 1, "keys": 1})
+        return {d["row"]: (d.get("sketch"), d.get("keys", [])) for d in docs}
 
     def get(self, table: str, row: Any) -> Record | None:
         return self.records(table, [row]).get(row)

@@ -239,7 +239,7 @@ class Worker:
         absent = [i for i in row_ids if i not in present]
         probes, loaded = self._file(present)
         removed = sum(self.index.remove(i) for i in absent)
-        found = similar_many(self.index, probes, loaded.created)
+        found = self.index.pairs_many(probes, loaded.created)
         matchtable.forget_rows(conn, self.matches, row_ids)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
@@ -256,23 +256,25 @@ class Worker:
         return probes, self.index.file_many((i, rows[i], probes[i]) for i in ids)
 
     def _recheck(self, conn: sa.Connection, found: dict[tuple, Any], probes: dict[Any, Any]) -> int:
-        """Check each partner outside the batch against what it is now: another worker
-        may have changed or removed it after the lookup, and cleared its matches before
-        this transaction wrote the pair. Returns the pairs kept."""
+        """Check each pair with a row outside the batch against what that row is now: another
+        worker may have changed or removed it after the lookup, and cleared its matches
+        before this transaction wrote the pair. Returns the pairs kept."""
         scheme, store, table = self.index.scheme, self.index.store, self.index.table
-        partners = sorted({b for (_, b) in found if b not in probes}, key=str)
-        current = store.records(table, partners)
+        outside = sorted({r for pair in found for r in pair if r not in probes}, key=str)
+        current = {row: scheme.restore(record.fingerprint, record.sketch)
+                   for row, record in store.records(table, outside).items()
+                   if record.state != REMOVING and record.fingerprint is not None}
+        now = {**current, **probes}
         stale, moved = [], []
         for (a, b), distance in found.items():
-            if b in probes:
+            if a in probes and b in probes:
                 continue
-            record = current.get(b)
-            now = (None if record is None or record.state == REMOVING or record.fingerprint is None
-                   else scheme.distance(probes[a], scheme.restore(record.fingerprint, record.sketch)))
-            if now is None:
+            # the text alone: a pair linked through a third row has no evidence of its own
+            d = scheme.relate(now[a], now[b])[0] if a in now and b in now else None
+            if d is None:
                 stale.append((a, b))
-            elif now != distance:
-                moved.append((a, b, now))
+            elif d != distance:
+                moved.append((a, b, d))
         matchtable.forget_pairs(conn, self.matches, stale)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(moved, matchtable.INCREMENTAL))
         return len(found) - len(stale)
@@ -366,18 +368,6 @@ class Worker:
         except Exception:
             return f"MongoDB at {self.index.store.where}"
         return None
-
-
-def similar_many(index: Incremental, probes: dict[Any, Any],
-                 created: frozenset[str] = frozenset()) -> dict[tuple, Any]:
-    """{(row, similar row): distance} for these rows' probes, as `similar` finds them one
-    by one, with one lookup for them all. A pair of two of these rows is listed once."""
-    found: dict[tuple, Any] = {}
-    for row, matches in index.similar_many(probes, created).items():
-        for match in matches:
-            if (match.row, row) not in found:
-                found[(row, match.row)] = match.distance
-    return found
 
 
 def describe(error: BaseException) -> str:

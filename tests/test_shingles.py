@@ -8,6 +8,7 @@ import pytest
 
 from benchmarks.corpus import documents
 from dedup_pipeline.features import Field
+from dedup_pipeline.corroboration import corroborated
 from dedup_pipeline.shingles import ShingleScheme, Sketch, candidates, shingle_hashes
 
 FIELDS = [Field("name", "short"), Field("content", "long")]
@@ -131,14 +132,17 @@ def test_pairs_are_the_candidates_that_score(scheme):
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and want
 
 
-def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score():
+def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are_linked():
     from benchmarks.quality.dataset import generate
 
     scheme = ShingleScheme(submitter=("phone", "address"))
     fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]
     sketches = scheme.sketch_many(generate(2_000, 2015).rows, fields)
     i, j, d = scheme.pairs(sketches)
-    scored = {(a, b): scheme.score(sketches[a], sketches[b])
-              for a, b in zip(*(x.tolist() for x in candidates([s.keys for s in sketches])))}
-    want = {pair: round(1 - score, 4) for pair, score in scored.items() if score is not None}
-    assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and len(want) > 500
+    related = {(a, b): scheme.relate(sketches[a], sketches[b])
+               for a, b in zip(*(x.tolist() for x in candidates([s.keys for s in sketches])))}
+    edges = {pair: evidence for pair, (score, evidence) in related.items() if score is not None and evidence}
+    linked = corroborated(edges, [pair for pair, (score, evidence) in related.items()
+                                  if score is not None and not evidence])
+    want = {pair: round(1 - related[pair][0], 4) for pair in [*edges, *linked]}
+    assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and len(want) > 500 and linked

@@ -98,6 +98,8 @@ OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("submitter: phone only", {"scheme": {"submitter": ["phone"]}}),
     ("submitter: name too", {"scheme": {"submitter": ["name", "phone", "address"]}}),
     ("no submitter evidence", {"scheme": {"submitter": []}}),
+    ("no corroboration through a third row", {"scheme": {"corroborate": False}}),
+    ("no corroboration, MinHash bands 6 x 3", {"scheme": {"corroborate": False, "rows_per_band": 3}}),
 ]
 
 
