@@ -24,8 +24,11 @@ def explain_pair(config: Config, a: Row, b: Row) -> dict[str, Any]:
     scheme = scheme_of(config)
     pa, pb = scheme.probes([a, b])
     shared_keys = set(scheme.keys(pa)) & set(scheme.keys(pb))
-    out = {"scheme": config.scheme.name, "distance": scheme.distance(pa, pb),
-           "shares_a_key": bool(shared_keys), "fields": _fields(config, a, b)}
+    distance, evidence = scheme.relate(pa, pb)
+    out = {"scheme": config.scheme.name, "distance": distance if evidence else None,
+           "shares_a_key": bool(shared_keys), "fields": _fields(config, a, b),
+           # similar text without evidence of its own: a pair only if a third row links it
+           "needs_a_link": distance is not None and not evidence and scheme.links}
     out["similar"] = out["distance"] is not None and out["shares_a_key"]
     return out | (_shingles(config, a, b, pa, pb) if config.shingles else _fingerprints(config, a, b, pa, pb))
 
@@ -95,6 +98,9 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
                      f"(without a shared submitter, similar from {t['verbatim']} or {t['verbatim_containment']})")
         lines.append(f"  shingles as written only in {a}: {only['a']}, only in {b}: {only['b']} "
                      f"(an edit adds to one side; a form letter filled in anew differs on both)")
+        if e["needs_a_link"]:
+            lines.append("  similar text without evidence of its own: reported only if a third row matches "
+                         "one by submitter and the other as written (corroborate)")
     else:
         lines.append(f"  fingerprints {e['fingerprints']['a']} and {e['fingerprints']['b']}: "
                      f"{e['hamming']} bits apart (<= {e['k']} is similar)")

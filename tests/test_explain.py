@@ -6,11 +6,15 @@ from dedup_pipeline.schemes import scheme_of
 from tests.test_incremental import sample_config, sample_rows
 
 
-def first_similar_pair(scheme_name):
+def first_similar_pair(scheme_name, linked=False):
+    """The first pair the batch finds on its own evidence (or, `linked`, through a third row)."""
     rows = sample_rows()
     scheme = scheme_of(sample_config(scheme_name))
-    i, j, d = scheme.pairs(scheme.probes(rows))
-    return rows[int(i[0])]["id"], rows[int(j[0])]["id"], float(d[0])
+    probes = scheme.probes(rows)
+    i, j, d = scheme.pairs(probes)
+    n = next(n for n, (a, b) in enumerate(zip(i.tolist(), j.tolist()))
+             if (scheme.distance(probes[a], probes[b]) is None) == linked)
+    return rows[int(i[n])]["id"], rows[int(j[n])]["id"], float(d[n])
 
 
 def test_a_pair_the_batch_finds_is_explained_as_similar_with_its_distance(run):
@@ -34,6 +38,13 @@ def test_the_one_sided_difference_as_written_is_shown(run):
     assert set(only) == {"a", "b"} and min(only.values()) >= 0
     assert f"only in {a}: {only['a']}, only in {b}: {only['b']}" in text
     assert explained["thresholds"]["verbatim_containment"] == 0.98
+
+
+def test_a_pair_linked_through_a_third_row_is_explained_as_needing_that_link(run):
+    a, b, _ = first_similar_pair("shingles", linked=True)
+    explained = json.loads(run("explain", str(a), str(b), "--json").output)
+    assert explained["needs_a_link"] and explained["distance"] is None
+    assert "reported only if a third row" in run("explain", str(a), str(b)).output
 
 
 def test_unrelated_rows_are_explained_as_not_similar(run):
