@@ -2,7 +2,7 @@
 rate, and catch-up on a backlog.
 
     python benchmarks/watch.py [--rate 100] [--seconds 30] [--base 20000] [--backlog 50000]
-                               [--batch-size 200] [--poll 0.05] [--scheme shingles|blocks]
+                               [--batch-size 200] [--poll 0.05] [--scheme shingles|blocks] [--set KEY=VALUE]
 
 A MariaDB (Debian's mariadbd, started as the tests start it) holds a `petition` table of
 `--base` rows (real Chinese text: two random People's Daily lines each, about 190
@@ -200,6 +200,8 @@ def main() -> None:
     parser.add_argument("--batch-size", default="200", help="the worker's --batch-size")
     parser.add_argument("--poll", default="0.05", help="the worker's --poll")
     parser.add_argument("--scheme", default="", help="[scheme] name (default: the configuration's default)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="another [scheme] setting, as TOML (e.g. rows_per_band=3); repeatable")
     args = parser.parse_args()
     rng = random.Random(11)
     rows = Rows(rng)
@@ -214,10 +216,11 @@ def main() -> None:
         config.write_text(f'[source]\nurl = "{server.url("bench")}"\ntable = "petition"\n[fields]\n'
                           + "".join(f'{c} = "short"\n' for c in COLUMNS[:-1])
                           + f'content = "long"\n[store]\nmongo_uri = "{uri}"\n'
-                          + SCHEME + (f'name = "{args.scheme}"\n' if args.scheme else ""), encoding="utf-8")
+                          + SCHEME + (f'name = "{args.scheme}"\n' if args.scheme else "")
+                          + "".join(f"{setting}\n" for setting in args.set), encoding="utf-8")
         log = Path(folder) / "watch.log"
         options = ["--batch-size", args.batch_size, "--poll", args.poll]
-        print(f"worker: dedup-pipeline watch {' '.join(options)}; scheme: {args.scheme or 'default'}")
+        print(f"worker: dedup-pipeline watch {' '.join(options)}; scheme: {args.scheme or 'default'} {' '.join(args.set)}")
         try:
             start = time.perf_counter()
             insert_many(server, [rows.new(i) for i in range(1, args.base + 1)])
