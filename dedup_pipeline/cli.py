@@ -114,7 +114,8 @@ def _similar_means(config: Config) -> str:
     if config.shingles:
         s = config.scheme
         return (f"shingles: text similarity >= {s.threshold:g} (or {s.containment:.0%} contained) with a "
-                f"shared submitter, or >= {s.verbatim:g} as written; distance = 1 - similarity")
+                f"shared submitter, or >= {s.verbatim:g} as written"
+                + (", or linked through a third row" if s.corroborate else "") + "; distance = 1 - similarity")
     return f"SimHash distance <= {config.fingerprint.k} bits"
 
 

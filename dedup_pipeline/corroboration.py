@@ -22,16 +22,22 @@ def corroborates(first: int, second: int) -> bool:
     return bool(first & SUBMITTER and second & WRITTEN or first & WRITTEN and second & SUBMITTER)
 
 
+def neighbours(edges: Mapping[tuple[Any, Any], int]) -> dict[Any, dict[Any, int]]:
+    """{row: {partner: evidence}} of pairs given once each."""
+    out: dict[Any, dict[Any, int]] = {}
+    for (a, b), evidence in edges.items():
+        out.setdefault(a, {})[b] = evidence
+        out.setdefault(b, {})[a] = evidence
+    return out
+
+
 def corroborated(edges: Mapping[tuple[Any, Any], int], weak: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     """The `weak` pairs (similar text, no evidence) that some row links through two `edges`
     (confirmed pairs, with their evidence)."""
-    neighbours: dict[Any, dict[Any, int]] = {}
-    for (a, b), evidence in edges.items():
-        neighbours.setdefault(a, {})[b] = evidence
-        neighbours.setdefault(b, {})[a] = evidence
+    near = neighbours(edges)
     found = []
     for a, b in weak:
-        near_a, near_b = neighbours.get(a, {}), neighbours.get(b, {})
+        near_a, near_b = near.get(a, {}), near.get(b, {})
         if len(near_a) > len(near_b):
             near_a, near_b = near_b, near_a
         if any(c in near_b and corroborates(e, near_b[c]) for c, e in near_a.items()):

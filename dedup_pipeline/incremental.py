@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 from cityhash import CityHash64
 
 from .config import Config
-from .corroboration import corroborated, corroborates
+from .corroboration import corroborated, corroborates, neighbours
 from .features import SEPARATOR, value_text
 from .schemes import scheme_of
 from .store import Loaded, MongoStore, block_id, open_store
@@ -113,19 +113,14 @@ class Incremental:
                 stored: Mapping[Any, Any], blocks: Mapping[Any, set]) -> dict[tuple, tuple[Any, int]]:
         """The pairs of stored rows near a probe that corroboration may need: a row the probe
         confirms, with any other row near it (candidates: rows sharing a block)."""
-        partners: dict[Any, dict[Any, int]] = {}
-        for (a, b), (d, evidence) in near.items():
-            if d is not None:
-                partners.setdefault(a, {})[b] = evidence
-                partners.setdefault(b, {})[a] = evidence
+        partners = neighbours({pair: evidence for pair, (d, evidence) in near.items() if d is not None})
         found: dict[tuple, tuple[Any, int]] = {}
         for row in probes:
             mine = {o: e for o, e in partners.get(row, {}).items() if o not in probes}
-            for u, e_u in mine.items():
-                for v, e_v in mine.items():
-                    if (e_u and u != v and (e_v == 0 or corroborates(e_u, e_v)) and (v, u) not in found
-                            and (u, v) not in found and blocks[u] & blocks[v]):
-                        found[(u, v)] = self.scheme.relate(stored[u], stored[v])
+            for u, v in ((u, v) for u, e_u in mine.items() if e_u for v, e_v in mine.items()
+                         if u != v and (e_v == 0 or corroborates(e_u, e_v))):
+                if (v, u) not in found and (u, v) not in found and blocks[u] & blocks[v]:
+                    found[(u, v)] = self.scheme.relate(stored[u], stored[v])
         return found
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:

@@ -176,10 +176,12 @@ class ShingleScheme:
         evidence = np.where(same_submitter_many([s.people for s in sketches], i, j), SUBMITTER, 0) | np.where(
             self.as_written(*overlap_many([s.verbatim for s in sketches], i, j)), WRITTEN, 0)
         keep = evidence > 0
-        edges = dict(zip(zip(i[keep].tolist(), j[keep].tolist()), evidence[keep].tolist()))
-        weak = np.flatnonzero(~keep) if self.corroborate else np.zeros(0, np.int64)
-        linked = set(corroborated(edges, zip(i[weak].tolist(), j[weak].tolist())))
-        keep[weak] = [pair in linked for pair in zip(i[weak].tolist(), j[weak].tolist())]
+        weak = np.flatnonzero(~keep)
+        if self.corroborate and len(weak):
+            edges = dict(zip(zip(i[keep].tolist(), j[keep].tolist()), evidence[keep].tolist()))
+            unproven = list(zip(i[weak].tolist(), j[weak].tolist()))
+            linked = set(corroborated(edges, unproven))
+            keep[weak] = [pair in linked for pair in unproven]
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
         # Python's round, as `distance` rounds one pair (numpy's can differ in the last place).
         d = np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
