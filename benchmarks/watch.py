@@ -114,7 +114,9 @@ def cli(config: Path, *args: str) -> str:
 
 
 class Poller(threading.Thread):
-    """Records when each row's outbox entry is done and its first dedup_match entry shows."""
+    """Records when each row's outbox entry is done and its first dedup_match entry shows:
+    one query per look, over the entries not known done (the worker writes a row's
+    matches and marks its entry done in one transaction, so both show at once)."""
 
     def __init__(self, server: MariaDB):
         super().__init__(daemon=True)
@@ -123,17 +125,16 @@ class Poller(threading.Thread):
     def run(self) -> None:
         seen, cur = 0, self.conn.cursor()  # every entry up to `seen` is known done
         while not self.stopping:
-            cur.execute("SELECT id, row_id, done_at IS NOT NULL FROM dedup_outbox WHERE id > %s ORDER BY id", (seen,))
+            cur.execute("SELECT o.id, o.row_id, o.done_at IS NOT NULL, EXISTS (SELECT 1 FROM dedup_match m "
+                        "WHERE m.row_id = o.row_id) FROM dedup_outbox o WHERE o.id > %s ORDER BY o.id", (seen,))
             now, all_done = time.perf_counter(), True
-            for entry, row, is_done in cur.fetchall():
+            for entry, row, is_done, has_match in cur.fetchall():
                 if is_done:
                     self.done.setdefault(row, now)
+                    if has_match:
+                        self.matched.setdefault(row, now)
                     seen = entry if all_done else seen
                 all_done = all_done and is_done
-            cur.execute("SELECT DISTINCT row_id FROM dedup_match WHERE found_at > NOW(6) - INTERVAL 2 SECOND")
-            now = time.perf_counter()
-            for (row,) in cur.fetchall():
-                self.matched.setdefault(row, now)
             time.sleep(0.005)
 
 

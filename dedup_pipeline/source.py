@@ -70,12 +70,13 @@ class SqlSource:
             if read < page_size:
                 return
 
-    def rows_by_id(self, ids: Iterable[Any]) -> list[dict[str, Any]]:
+    def rows_by_id(self, ids: Iterable[Any], conn: sa.Connection | None = None) -> list[dict[str, Any]]:
         """The rows with these ids, in id order; ids with no row are left out. Any number of
-        ids: they are asked for IN_IDS at a time."""
+        ids: they are asked for IN_IDS at a time, through `conn` if given (the caller's
+        transaction), else a connection of its own."""
         ids = sorted(set(ids))
         rows: list[dict[str, Any]] = []
-        with self._reading("read rows of"), self._connect() as conn:
+        with self._reading("read rows of"), contextlib.nullcontext(conn) if conn else self._connect() as conn:
             for start in range(0, len(ids), IN_IDS):
                 query = self._select().where(self.id_column.in_(ids[start:start + IN_IDS])).order_by(self.id_column)
                 result = conn.execute(query)
@@ -166,7 +167,11 @@ def _engine(url: str) -> sa.Engine:
         connect_args = {}
         if parsed.get_dialect().driver in ("pymysql", "mysqldb") and "connect_timeout" not in parsed.query:
             connect_args["connect_timeout"] = CONNECT_TIMEOUT_S  # fail fast on an unreachable host
-        return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+        # READ COMMITTED on MySQL, set once per connection: the watch worker's locks then never
+        # hold up the application's inserts, and reads see nothing older than a statement.
+        mysql = parsed.get_dialect().name in ("mysql", "mariadb")
+        return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args,
+                                **({"isolation_level": "READ COMMITTED"} if mysql else {}))
     except (sa.exc.ArgumentError, ImportError) as e:
         raise ConfigError(f"[source] url {mask_url(url)} cannot be used: {mask_url(str(e))}") from None
 

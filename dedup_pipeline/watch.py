@@ -1,8 +1,8 @@
 """The outbox worker (`dedup-pipeline watch`): check rows as they arrive.
 
 The triggers that `migrate` creates enqueue every inserted, updated and deleted row id in
-`dedup_outbox`. A worker repeats, in one SQL transaction (READ COMMITTED on MySQL, so its
-locks never hold up the application's inserts):
+`dedup_outbox`. A worker repeats, in one SQL transaction (READ COMMITTED on MySQL, as the
+source sets it, so its locks never hold up the application's inserts):
 
 1. claim the oldest pending entries, `FOR UPDATE SKIP LOCKED`, so several workers share
    the work, and with them every other pending entry of the same rows;
@@ -184,7 +184,7 @@ class Worker:
         """Claim up to `limit` entries (of `rows` only, if given), process, mark done."""
         start = time.perf_counter()
         self._claimed = []
-        with self._connect() as conn, conn.begin():
+        with self.engine.connect() as conn, conn.begin():
             entries, claimed_at = self._claim(conn, limit, rows)
             self._claimed = entries
             if not entries:
@@ -196,10 +196,6 @@ class Worker:
         tally.claimed, tally.deferred = len(entries), len(entries) - len(mine)
         tally.seconds = time.perf_counter() - start
         return tally
-
-    def _connect(self) -> sa.Connection:
-        conn = self.engine.connect()
-        return conn.execution_options(isolation_level="READ COMMITTED") if self.mysql else conn
 
     def _pending(self) -> sa.ColumnElement:
         ob = self.outbox
@@ -235,7 +231,7 @@ class Worker:
     def _process(self, conn: sa.Connection, row_ids: list) -> Tally:
         """File the rows that are there, remove those that are gone, write their matches."""
         id_column = self.config.source.id_column
-        present = {row[id_column]: row for row in self.source.rows_by_id(row_ids)}
+        present = {row[id_column]: row for row in self.source.rows_by_id(row_ids, conn)}
         absent = [i for i in row_ids if i not in present]
         probes, loaded = self._file(present)
         removed = sum(self.index.remove(i) for i in absent)

@@ -179,3 +179,16 @@ def test_a_source_reads_again_after_mariadb_restarts(mariadb, mysql_petition_url
         assert source.count() == 25
         mariadb.restart()
         assert sum(len(c) for c in source.rows()) == 25
+
+
+def test_mysql_connections_read_committed_so_claims_never_hold_up_inserts(mysql_petition_url):
+    with SqlSource(config_for(mysql_petition_url)) as source, source.engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT @@tx_isolation")).scalar_one() == "READ-COMMITTED"
+
+
+def test_rows_by_id_reads_through_the_callers_transaction(mysql_petition_url):
+    with SqlSource(config_for(mysql_petition_url)) as source, source.engine.connect() as conn, conn.begin():
+        conn.execute(sa.text("UPDATE petition SET title = '未提交的标题' WHERE id = 1"))
+        assert source.rows_by_id([1], conn)[0]["title"] == "未提交的标题"
+        assert source.rows_by_id([1])[0]["title"] != "未提交的标题"  # not committed: others see the old title
+        conn.rollback()
