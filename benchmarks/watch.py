@@ -2,7 +2,8 @@
 rate, and catch-up on a backlog.
 
     python benchmarks/watch.py [--rate 100] [--seconds 30] [--base 20000] [--backlog 50000]
-                               [--batch-size 200] [--poll 0.05] [--scheme shingles|blocks] [--set KEY=VALUE]
+                               [--resubmit 0] [--batch-size 200] [--poll 0.05]
+                               [--scheme shingles|blocks] [--set KEY=VALUE]
 
 A MariaDB (Debian's mariadbd, started as the tests start it) holds a `petition` table of
 `--base` rows (real Chinese text: two random People's Daily lines each, about 190
@@ -19,8 +20,8 @@ just before the INSERT to that moment. Reported: p50/p99 to "done" over every ro
 p50/p99 to "first match" over the re-submissions.
 
 Catch-up: with the worker stopped, `--backlog` rows are inserted (the triggers fill the
-outbox), then one worker is started and timed until nothing is pending, from the start
-of its process. Last line:
+outbox; a `--resubmit` share of them are re-submissions, as above), then one worker is
+started and timed until nothing is pending, from the start of its process. Last line:
 latency_p50_ms=<n> latency_p99_ms=<n> rate=<n> catchup_rows_per_s=<n>
 (latency over every row, to its outbox entry marked done; rate: inserts/s achieved)
 """
@@ -81,8 +82,10 @@ class Rows:
         return row
 
     def resubmission(self, row_id: int) -> dict:
-        """An earlier row again (its submitter too); the caller adds a full stop."""
-        return {**self.rng.choice(self.made), "id": row_id}
+        """An earlier row again (its submitter too), a full stop added."""
+        row = {**self.rng.choice(self.made), "id": row_id}
+        row["content"] += "。"
+        return row
 
 
 def connect(server: MariaDB, autocommit: bool = True) -> pymysql.Connection:
@@ -174,7 +177,6 @@ def latency_phase(server: MariaDB, config: Path, log: Path, rows: Rows, first_id
             row_id = first_id + n
             row = rows.resubmission(row_id) if n % 2 else rows.new(row_id)
             if n % 2:
-                row["content"] += "。"
                 resubmitted.add(row_id)
             started[row_id] = time.perf_counter()
             cur.execute(INSERT, values(row))
@@ -198,6 +200,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--base", type=int, default=20_000, help="rows in the table and index before")
     parser.add_argument("--backlog", type=int, default=50_000)
+    parser.add_argument("--resubmit", type=float, default=0.0,
+                        help="share of the backlog that re-submits an earlier row (default 0: all new)")
     parser.add_argument("--batch-size", default="200", help="the worker's --batch-size")
     parser.add_argument("--poll", default="0.05", help="the worker's --poll")
     parser.add_argument("--scheme", default="", help="[scheme] name (default: the configuration's default)")
@@ -240,8 +244,9 @@ def main() -> None:
 
             first = args.base + int(args.rate * args.seconds) + 1
             start = time.perf_counter()
-            insert_many(server, [rows.new(i) for i in range(first, first + args.backlog)])
-            print(f"backlog: {args.backlog:,} rows inserted with no worker running "
+            insert_many(server, [rows.resubmission(i) if args.resubmit and rng.random() < args.resubmit else rows.new(i)
+                                 for i in range(first, first + args.backlog)])
+            print(f"backlog: {args.backlog:,} rows ({args.resubmit:.0%} re-submissions) inserted with no worker running "
                   f"({time.perf_counter() - start:.1f} s), {pending(server):,} entries pending")
             start = time.perf_counter()
             process = worker(config, log, *options)
