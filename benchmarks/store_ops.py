@@ -32,18 +32,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from benchmarks.watch import MONGO_SERVER  # noqa: E402
-from dedup_pipeline.store import BUCKET_SIZE, IN_IDS  # noqa: E402
+from dedup_pipeline.store import IN_IDS, MongoStore, _block_fields, _entry, block_id, row_key  # noqa: E402
 
 
 def block(i: int) -> dict:
-    return {"_id": f"0:{i}", "table": 0, "key": i, "info": [{"table": "petition", "row": i, "hashcode": i}]}
+    """A block document holding one row's entry, as the store inserts a new block."""
+    return {"_id": block_id(0, i), **_block_fields(block_id(0, i)), "info": [_entry("petition", i, i)]}
 
 
-def entry_op(i: int, row: int) -> UpdateOne:
-    """As store.MongoStore._entry_op writes one entry."""
-    return UpdateOne({"_id": f"0:{i}", f"info.{BUCKET_SIZE - 1}": {"$exists": False}},
-                     {"$addToSet": {"info": {"$each": [{"table": "petition", "row": row, "hashcode": row}]}},
-                      "$setOnInsert": {"table": 0, "key": i}}, upsert=True)
+def entry_op(store: MongoStore, i: int, row: int) -> UpdateOne:
+    """One row's entry added to block i, by the store's own op."""
+    return store._entry_op(block_id(0, i), [(row_key("petition", row), _entry("petition", row, row))]).model()
 
 
 def per_op_ms(run, count: int) -> float:
@@ -62,7 +61,8 @@ def main() -> None:
         mongo = subprocess.Popen([sys.executable, "-c", MONGO_SERVER, folder], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, text=True, cwd=ROOT)
         try:
-            blocks = pymongo.MongoClient(mongo.stdout.readline().strip()).bench.blocks
+            store = MongoStore(pymongo.MongoClient(mongo.stdout.readline().strip()).bench, scheme=None)
+            blocks = store.blocks
             chunks = [[block(i) for i in range(s, min(s + 10_000, args.docs))] for s in range(0, args.docs, 10_000)]
             insert = per_op_ms(lambda: [blocks.insert_many(c) for c in chunks], args.docs)
 
@@ -71,9 +71,9 @@ def main() -> None:
                 return per_op_ms(lambda: [blocks.bulk_write(ops[s:s + 1000]) for s in range(0, len(ops), 1000)],
                                  args.ops)
 
-            entry = updates(entry_op)
-            plain = updates(lambda i, row: UpdateOne({"_id": f"0:{i}"}, {"$set": {"seen": row}}))
-            ids = [f"0:{rng.randrange(args.docs)}" for _ in range(args.ops)]
+            entry = updates(lambda i, row: entry_op(store, i, row))
+            plain = updates(lambda i, row: UpdateOne({"_id": block_id(0, i)}, {"$set": {"seen": row}}))
+            ids = [block_id(0, rng.randrange(args.docs)) for _ in range(args.ops)]
             read = per_op_ms(lambda: [list(blocks.find({"_id": {"$in": ids[s:s + IN_IDS]}}))
                                       for s in range(0, len(ids), IN_IDS)], args.ops)
         finally:

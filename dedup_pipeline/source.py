@@ -76,7 +76,7 @@ class SqlSource:
         transaction), else a connection of its own."""
         ids = sorted(set(ids))
         rows: list[dict[str, Any]] = []
-        with self._reading("read rows of"), contextlib.nullcontext(conn) if conn else self._connect() as conn:
+        with self._reading("read rows of"), contextlib.nullcontext(conn) if conn is not None else self._connect() as conn:
             for start in range(0, len(ids), IN_IDS):
                 query = self._select().where(self.id_column.in_(ids[start:start + IN_IDS])).order_by(self.id_column)
                 result = conn.execute(query)
@@ -164,12 +164,13 @@ class SqlSource:
 def _engine(url: str) -> sa.Engine:
     try:
         parsed = make_url(url)
+        dialect = parsed.get_dialect()
         connect_args = {}
-        if parsed.get_dialect().driver in ("pymysql", "mysqldb") and "connect_timeout" not in parsed.query:
+        if dialect.driver in ("pymysql", "mysqldb") and "connect_timeout" not in parsed.query:
             connect_args["connect_timeout"] = CONNECT_TIMEOUT_S  # fail fast on an unreachable host
         # READ COMMITTED on MySQL, set once per connection: the watch worker's locks then never
         # hold up the application's inserts, and reads see nothing older than a statement.
-        mysql = parsed.get_dialect().name in ("mysql", "mariadb")
+        mysql = dialect.name in ("mysql", "mariadb")
         return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args,
                                 **({"isolation_level": "READ COMMITTED"} if mysql else {}))
     except (sa.exc.ArgumentError, ImportError) as e:
