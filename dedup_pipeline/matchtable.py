@@ -68,6 +68,26 @@ def forget_rows(conn: sa.Connection, table: sa.Table, row_ids: Sequence) -> None
         conn.execute(table.delete().where(table.c.similar_id.in_(row_ids)))
 
 
+def partners(conn: sa.Connection, table: sa.Table, row_ids: Sequence) -> dict[Any, set]:
+    """{row: the rows it is paired with} for these rows (those that have any)."""
+    found: dict[Any, set] = {}
+    if row_ids:
+        for row, similar in conn.execute(sa.select(table.c.row_id, table.c.similar_id)
+                                         .where(table.c.row_id.in_(row_ids))):
+            found.setdefault(row, set()).add(similar)
+    return found
+
+
+def pairs_among(conn: sa.Connection, table: sa.Table, rows: Sequence) -> set[tuple[Any, Any]]:
+    """The pairs stored between these rows, both directions, locked until the transaction
+    ends: a concurrent writer of one of them waits, and then writes it again."""
+    if not rows:
+        return set()
+    return set(map(tuple, conn.execute(
+        sa.select(table.c.row_id, table.c.similar_id)
+        .where(table.c.row_id.in_(rows), table.c.similar_id.in_(rows)).with_for_update())))
+
+
 def forget_pairs(conn: sa.Connection, table: sa.Table, pairs: Iterable[tuple[Any, Any]]) -> None:
     """Delete these pairs, both directions."""
     keys = sorted({key for a, b in pairs for key in ((a, b), (b, a))})

@@ -10,7 +10,8 @@ source sets it, so its locks never hold up the application's inserts):
    (new or changed), a row that is gone is removed; the entry's operation is only a hint;
 3. look up every filed row's similar rows (one lookup for the whole batch), replace the
    rows' matches in `dedup_match`, both directions, and re-check each partner outside
-   the batch against its current fingerprint (it may have changed meanwhile);
+   the batch against its current fingerprint (it may have changed meanwhile); a pair of
+   two other rows that a changed or deleted row may have linked is decided again;
 4. mark the entries done and commit.
 
 A worker killed anywhere rolls back, so its entries are claimed again, and processing
@@ -31,12 +32,14 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, fields
+from itertools import product
 from typing import Any
 
 import sqlalchemy as sa
 
 from . import matchtable
 from .config import Config, mask_url
+from .corroboration import corroborated
 from .incremental import Incremental, open_incremental
 from .source import SourceError, SqlSource
 from .store import REMOVING, Loaded
@@ -236,10 +239,12 @@ class Worker:
         probes, loaded = self._file(present)
         removed = sum(self.index.remove(i) for i in absent)
         found = self.index.pairs_many(probes, loaded.created)
+        linked = self._linked_through(conn, row_ids)
         matchtable.forget_rows(conn, self.matches, row_ids)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
         matched = self._recheck(conn, found, probes)
+        self._unlink(conn, linked, found)
         return Tally(rows=len(row_ids), added=loaded.written, removed=removed, matched=matched)
 
     def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], Loaded]:
@@ -255,12 +260,8 @@ class Worker:
         """Check each pair with a row outside the batch against what that row is now: another
         worker may have changed or removed it after the lookup, and cleared its matches
         before this transaction wrote the pair. Returns the pairs kept."""
-        scheme, store, table = self.index.scheme, self.index.store, self.index.table
-        outside = sorted({r for pair in found for r in pair if r not in probes}, key=str)
-        current = {row: scheme.restore(record.fingerprint, record.sketch)
-                   for row, record in store.records(table, outside).items()
-                   if record.state != REMOVING and record.fingerprint is not None}
-        now = {**current, **probes}
+        scheme = self.index.scheme
+        now = {**self._current({r for pair in found for r in pair if r not in probes}), **probes}
         stale, moved = [], []
         for (a, b), distance in found.items():
             if a in probes and b in probes:
@@ -274,6 +275,49 @@ class Worker:
         matchtable.forget_pairs(conn, self.matches, stale)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(moved, matchtable.INCREMENTAL))
         return len(found) - len(stale)
+
+    def _linked_through(self, conn: sa.Connection, row_ids: list) -> set[tuple]:
+        """The stored pairs of two rows outside the batch that both match one of its rows,
+        both directions: that row may be what linked them (corroboration.py), and it is
+        changing or gone."""
+        if not self.index.scheme.links:
+            return set()
+        batch = set(row_ids)
+        groups = [near - batch for near in matchtable.partners(conn, self.matches, row_ids).values()]
+        groups = [group for group in groups if len(group) > 1]
+        around = sorted(set().union(*groups), key=str)
+        return {(a, b) for a, b in matchtable.pairs_among(conn, self.matches, around)
+                if any(a in group and b in group for group in groups)}
+
+    def _unlink(self, conn: sa.Connection, linked: set[tuple], found: dict[tuple, Any]) -> None:
+        """Forget the pairs of `linked` that this batch did not find again and that are pairs
+        no more: neither similar with evidence of their own nor corroborated by a row both
+        match (in dedup_match as this transaction leaves it), each row as the index holds it."""
+        doubtful = {_ordered(pair) for pair in linked} - {_ordered(pair) for pair in found}
+        if not doubtful:
+            return
+        near = matchtable.partners(conn, self.matches, sorted({r for pair in doubtful for r in pair}, key=str))
+        common = {(a, b): (near.get(a, set()) & near.get(b, set())) - {a, b} for a, b in doubtful}
+        now = self._current({r for pair in doubtful for r in pair} | set().union(*common.values()))
+        relate = self.index.scheme.relate
+        edges, weak, kept = {}, [], set()
+        for a, b in doubtful:
+            distance, evidence = relate(now[a], now[b]) if a in now and b in now else (None, 0)
+            if evidence:
+                kept.add((a, b))
+            elif distance is not None:
+                weak.append((a, b))
+                for row, other in product((a, b), common[a, b] & now.keys()):
+                    edges[row, other] = relate(now[row], now[other])[1]
+        kept.update(corroborated({pair: e for pair, e in edges.items() if e}, weak))
+        matchtable.forget_pairs(conn, self.matches, doubtful - kept)
+
+    def _current(self, rows: set) -> dict[Any, Any]:
+        """The probes of these rows as the index holds them now (rows being removed left out)."""
+        scheme, index = self.index.scheme, self.index
+        return {row: scheme.restore(record.fingerprint, record.sketch)
+                for row, record in index.store.records(index.table, sorted(rows, key=str)).items()
+                if record.state != REMOVING and record.fingerprint is not None}
 
     def _mark_done(self, conn: sa.Connection, ids: list[int], claimed_at: Any) -> None:
         ob = self.outbox
@@ -364,6 +408,10 @@ class Worker:
         except Exception:
             return f"MongoDB at {self.index.store.where}"
         return None
+
+
+def _ordered(pair: tuple) -> tuple:
+    return tuple(sorted(pair, key=str))
 
 
 def describe(error: BaseException) -> str:

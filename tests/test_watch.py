@@ -19,9 +19,11 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 from sqlalchemy.dialects import mysql
 
+from benchmarks.quality.dataset import generate
 from dedup_pipeline import migrate
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import parse_config
+from dedup_pipeline.corroboration import corroborates
 from dedup_pipeline.schemes import scheme_of
 from dedup_pipeline.source import SqlSource
 from dedup_pipeline.watch import WatchSettings, watch
@@ -31,6 +33,7 @@ from tests.test_store import problems
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
           "category": "short", "content": "long", "created_at": "ignore"}
 COLUMNS = ["title", "name", "phone", "address", "category", "created_at", "content"]
+SUBMITTER = {"submitter": ["phone", "address"]}  # as the default configuration
 
 
 def petition_rows(count, start=0):
@@ -39,6 +42,25 @@ def petition_rows(count, start=0):
     copies = [{**r, "id": 10_000 + r["id"], "content": r["content"] + ("。" if i % 8 else "")}
               for i, r in enumerate(rows[::4])]
     return rows + copies
+
+
+def linked_pair(linkers):
+    """From the labelled quality set: two rows with similar text and no evidence of their
+    own, and the `linkers` rows that link them (corroboration.py)."""
+    rows = generate(1200, seed=11).rows
+    scheme = scheme_of(config_of("sqlite://", scheme=SUBMITTER))
+    probes = scheme.probes(rows)
+    i, j, _ = scheme.pairs(probes)
+    edges = {}
+    for a, b in zip(i.tolist(), j.tolist()):
+        evidence = scheme.relate(probes[a], probes[b])[1]
+        edges[a, b] = edges[b, a] = evidence
+    for a, b in zip(i.tolist(), j.tolist()):
+        found = [c for c in range(len(rows)) if edges.get((a, c)) and edges.get((b, c))
+                 and corroborates(edges[a, c], edges[b, c])]
+        if not edges[a, b] and len(found) == linkers:
+            return rows[a], rows[b], [rows[c] for c in found]
+    raise AssertionError(f"the quality set has no pair linked through exactly {linkers} rows")
 
 
 def insert(engine, rows):
@@ -65,14 +87,21 @@ def petition(mysql_url):
     engine.dispose()
 
 
-def config_of(url, mongo_uri="", database="dedup", fields=FIELDS):
+def config_of(url, mongo_uri="", database="dedup", fields=FIELDS, scheme=None):
     return parse_config({"source": {"url": url, "table": "petition"}, "fields": fields,
-                         "store": {"mongo_uri": mongo_uri, "database": database}}, {})
+                         "store": {"mongo_uri": mongo_uri, "database": database}, "scheme": scheme or {}}, {})
 
 
 @pytest.fixture
 def config(petition, mongo_uri, mongo_db):
     return config_of(petition.url.render_as_string(hide_password=False), mongo_uri, mongo_db.name)
+
+
+@pytest.fixture
+def linking_config(petition, mongo_uri, mongo_db):
+    """As `config`, with who filed a row as evidence, so that a third row can link a pair."""
+    return config_of(petition.url.render_as_string(hide_password=False), mongo_uri, mongo_db.name,
+                     scheme=SUBMITTER)
 
 
 @pytest.fixture
@@ -197,6 +226,48 @@ def test_processing_the_same_entries_twice_changes_nothing(petition, config, mon
     assert tally.rows == 150 and tally.added == 0
     assert (stored_pairs(petition), sorted(mongo_db.blocks.find(), key=lambda d: d["_id"])) == before
     assert_consistent(petition, config, mongo_db)
+
+
+@pytest.mark.parametrize("change", ["DELETE FROM petition", "UPDATE petition SET content = '另一件事：小区停车位被占用'"],
+                         ids=["deleted", "changed"])
+def test_a_pair_linked_through_a_row_is_forgotten_when_that_row_changes_or_goes(
+        petition, linking_config, mongo_db, change):
+    a, b, (linker,) = linked_pair(1)
+    insert(petition, [a, b, linker])
+    drain(linking_config)
+    assert (a["id"], b["id"]) in stored_pairs(petition)
+    sql(petition, f"{change} WHERE id = {linker['id']}")
+    drain(linking_config)
+    assert (a["id"], b["id"]) not in stored_pairs(petition)
+    assert stored_pairs(petition) == expected_pairs(linking_config)
+
+
+def test_a_pair_linked_through_two_rows_stays_when_one_of_them_goes(petition, linking_config, mongo_db):
+    a, b, (gone, stays) = linked_pair(2)
+    insert(petition, [a, b, gone, stays])
+    drain(linking_config)
+    sql(petition, f"DELETE FROM petition WHERE id = {gone['id']}")
+    drain(linking_config)
+    assert (a["id"], b["id"]) in stored_pairs(petition) and (b["id"], a["id"]) in stored_pairs(petition)
+    assert stored_pairs(petition) == expected_pairs(linking_config)
+
+
+def test_after_deletes_and_edits_dedup_match_holds_the_pairs_of_the_batch_links_included(
+        petition, linking_config, mongo_db):
+    rows = generate(1200, seed=11).rows[:450]
+    insert(petition, rows)
+    drain(linking_config)
+    unlinked = config_of(linking_config.source.url, scheme={**SUBMITTER, "corroborate": False})
+    linked = expected_pairs(linking_config) - expected_pairs(unlinked)
+    assert linked and stored_pairs(petition) == expected_pairs(linking_config)
+    sql(petition, "DELETE FROM petition WHERE MOD(id, 7) = 0")
+    sql(petition, "UPDATE petition p JOIN petition q ON q.id = p.id + 1 SET p.content = q.content "
+                  "WHERE MOD(p.id, 11) = 0")
+    drain(linking_config)
+    after = expected_pairs(linking_config)
+    kept = {r[0] for r in sql(petition, "SELECT id FROM petition")}
+    assert {(a, b) for a, b in linked if a in kept and b in kept} - after, "the changes should break a link"
+    assert stored_pairs(petition) == after
 
 
 def test_watch_once_drains_the_outbox_and_exits(petition, config_file, config, mongo_db):
