@@ -3,7 +3,7 @@
 
     python benchmarks/store_ops.py [--docs 50000] [--ops 2000]
 
-A SecantusDB server runs in a process of its own, as `benchmarks/watch.py` starts it.
+A SecantusDB server runs in a process of its own (tests/mongo_process.py).
 A `blocks` collection gets `--docs` one-entry block documents, shaped as the store files
 them, inserted 10,000 per `insert_many`; then `--ops` times each, on random blocks:
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,8 +30,8 @@ from pymongo import UpdateOne
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from benchmarks.watch import MONGO_SERVER  # noqa: E402
 from dedup_pipeline.store import IN_IDS, MongoStore, _block_fields, _entry, block_id, row_key  # noqa: E402
+from tests.mongo_process import MongoProcess  # noqa: E402
 
 
 def block(i: int) -> dict:
@@ -57,28 +56,22 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=2_000)
     args = parser.parse_args()
     rng = random.Random(3)
-    with tempfile.TemporaryDirectory() as folder:
-        mongo = subprocess.Popen([sys.executable, "-c", MONGO_SERVER, folder], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, text=True, cwd=ROOT)
-        try:
-            store = MongoStore(pymongo.MongoClient(mongo.stdout.readline().strip()).bench, scheme=None)
-            blocks = store.blocks
-            chunks = [[block(i) for i in range(s, min(s + 10_000, args.docs))] for s in range(0, args.docs, 10_000)]
-            insert = per_op_ms(lambda: [blocks.insert_many(c) for c in chunks], args.docs)
+    with tempfile.TemporaryDirectory() as folder, MongoProcess(folder).start() as mongo:
+        store = MongoStore(pymongo.MongoClient(mongo.uri).bench, scheme=None)
+        blocks = store.blocks
+        chunks = [[block(i) for i in range(s, min(s + 10_000, args.docs))] for s in range(0, args.docs, 10_000)]
+        insert = per_op_ms(lambda: [blocks.insert_many(c) for c in chunks], args.docs)
 
-            def updates(make) -> float:
-                ops = [make(rng.randrange(args.docs), -n) for n in range(args.ops)]
-                return per_op_ms(lambda: [blocks.bulk_write(ops[s:s + 1000]) for s in range(0, len(ops), 1000)],
-                                 args.ops)
+        def updates(make) -> float:
+            ops = [make(rng.randrange(args.docs), -n) for n in range(args.ops)]
+            return per_op_ms(lambda: [blocks.bulk_write(ops[s:s + 1000]) for s in range(0, len(ops), 1000)],
+                             args.ops)
 
-            entry = updates(lambda i, row: entry_op(store, i, row))
-            plain = updates(lambda i, row: UpdateOne({"_id": block_id(0, i)}, {"$set": {"seen": row}}))
-            ids = [block_id(0, rng.randrange(args.docs)) for _ in range(args.ops)]
-            read = per_op_ms(lambda: [list(blocks.find({"_id": {"$in": ids[s:s + IN_IDS]}}))
-                                      for s in range(0, len(ids), IN_IDS)], args.ops)
-        finally:
-            mongo.stdin.close()
-            mongo.wait(timeout=60)
+        entry = updates(lambda i, row: entry_op(store, i, row))
+        plain = updates(lambda i, row: UpdateOne({"_id": block_id(0, i)}, {"$set": {"seen": row}}))
+        ids = [block_id(0, rng.randrange(args.docs)) for _ in range(args.ops)]
+        read = per_op_ms(lambda: [list(blocks.find({"_id": {"$in": ids[s:s + IN_IDS]}}))
+                                  for s in range(0, len(ids), IN_IDS)], args.ops)
     print(f"SecantusDB, {args.docs:,} block documents, {args.ops:,} operations each:")
     print(f"  insert (insert_many of 10,000)          {insert:6.3f} ms per document")
     print(f"  entry added to a block (as the store)   {entry:6.3f} ms per statement")

@@ -48,18 +48,11 @@ sys.path.insert(0, ROOT)
 
 from benchmarks.corpus import news_sentences  # noqa: E402
 from tests.mariadb import MariaDB  # noqa: E402
+from tests.mongo_process import MongoProcess  # noqa: E402
 
 COLUMNS = ["title", "name", "phone", "address", "category", "content"]
 SCHEME = '[scheme]\nsubmitter = ["phone", "address"]\n'  # as config/example.toml advises for this table
 CLI = [sys.executable, "-m", "dedup_pipeline"]
-MONGO_SERVER = """
-import sys, time
-from dedup_pipeline.embedded import EmbeddedMongo
-with EmbeddedMongo().start(sys.argv[1]) as mongo:
-    print(mongo.uri, flush=True)
-    sys.stdin.read()
-"""
-
 
 def sample() -> list[dict]:
     with resources.files("dedup_pipeline").joinpath("data/sample_petitions.csv").open(encoding="utf-8") as f:
@@ -210,57 +203,51 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(11)
     rows = Rows(rng)
-    with tempfile.TemporaryDirectory() as folder, MariaDB(Path(folder) / "mariadb").start() as server:
-        mongo = subprocess.Popen([sys.executable, "-c", MONGO_SERVER, str(Path(folder) / "mongo")],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
-        uri = mongo.stdout.readline().strip()
+    with tempfile.TemporaryDirectory() as folder, MariaDB(Path(folder) / "mariadb").start() as server, \
+            MongoProcess(Path(folder) / "mongo").start() as mongo:
         server.execute("CREATE DATABASE bench CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
         server.execute("CREATE TABLE petition (id BIGINT PRIMARY KEY, title VARCHAR(200), name VARCHAR(50), "
                        "phone VARCHAR(20), address VARCHAR(200), category VARCHAR(50), content TEXT)", "bench")
         config = Path(folder) / "bench.toml"
         config.write_text(f'[source]\nurl = "{server.url("bench")}"\ntable = "petition"\n[fields]\n'
                           + "".join(f'{c} = "short"\n' for c in COLUMNS[:-1])
-                          + f'content = "long"\n[store]\nmongo_uri = "{uri}"\n'
+                          + f'content = "long"\n[store]\nmongo_uri = "{mongo.uri}"\n'
                           + SCHEME + (f'name = "{args.scheme}"\n' if args.scheme else "")
                           + "".join(f"{setting}\n" for setting in args.set), encoding="utf-8")
         log = Path(folder) / "watch.log"
         options = ["--batch-size", args.batch_size, "--poll", args.poll]
         print(f"worker: dedup-pipeline watch {' '.join(options)}; scheme: {args.scheme or 'default'} {' '.join(args.set)}")
-        try:
-            start = time.perf_counter()
-            insert_many(server, [rows.new(i) for i in range(1, args.base + 1)])
-            cli(config, "add", "--all")
-            cli(config, "migrate")
-            print(f"base: {args.base:,} rows in the table and the index ({time.perf_counter() - start:.1f} s)")
+        start = time.perf_counter()
+        insert_many(server, [rows.new(i) for i in range(1, args.base + 1)])
+        cli(config, "add", "--all")
+        cli(config, "migrate")
+        print(f"base: {args.base:,} rows in the table and the index ({time.perf_counter() - start:.1f} s)")
 
-            to_done, to_match, achieved, missing = latency_phase(
-                server, config, log, rows, args.base + 1, args.rate, args.seconds, options)
-            print(f"latency at {achieved:.1f} inserts/s for {args.seconds:g} s ({len(to_done):,} rows, "
-                  f"{missing} not done within 30 s after the last insert; poller every 5 ms):")
-            print(f"  INSERT -> outbox entry done, every row:         p50 {ms(to_done, 50):7.1f} ms   "
-                  f"p99 {ms(to_done, 99):7.1f} ms   max {ms(to_done, 100):7.1f} ms")
-            print(f"  INSERT -> first dedup_match, re-submissions:    p50 {ms(to_match, 50):7.1f} ms   "
-                  f"p99 {ms(to_match, 99):7.1f} ms   ({len(to_match):,} of {len(to_done) // 2:,} matched)")
+        to_done, to_match, achieved, missing = latency_phase(
+            server, config, log, rows, args.base + 1, args.rate, args.seconds, options)
+        print(f"latency at {achieved:.1f} inserts/s for {args.seconds:g} s ({len(to_done):,} rows, "
+              f"{missing} not done within 30 s after the last insert; poller every 5 ms):")
+        print(f"  INSERT -> outbox entry done, every row:         p50 {ms(to_done, 50):7.1f} ms   "
+              f"p99 {ms(to_done, 99):7.1f} ms   max {ms(to_done, 100):7.1f} ms")
+        print(f"  INSERT -> first dedup_match, re-submissions:    p50 {ms(to_match, 50):7.1f} ms   "
+              f"p99 {ms(to_match, 99):7.1f} ms   ({len(to_match):,} of {len(to_done) // 2:,} matched)")
 
-            first = args.base + int(args.rate * args.seconds) + 1
-            start = time.perf_counter()
-            insert_many(server, [rows.resubmission(i) if args.resubmit and rng.random() < args.resubmit else rows.new(i)
-                                 for i in range(first, first + args.backlog)])
-            print(f"backlog: {args.backlog:,} rows ({args.resubmit:.0%} re-submissions) inserted with no worker running "
-                  f"({time.perf_counter() - start:.1f} s), {pending(server):,} entries pending")
-            start = time.perf_counter()
-            process = worker(config, log, *options)
-            while pending(server):
-                time.sleep(0.2)
-            drained = time.perf_counter() - start
-            process.terminate()
-            process.wait(timeout=60)
-            catchup = args.backlog / drained
-            print(f"catch-up: {args.backlog:,} entries drained by one worker in {drained:.1f} s "
-                  f"(worker start included): {catchup:,.0f} rows/s")
-        finally:
-            mongo.stdin.close()
-            mongo.wait(timeout=60)
+        first = args.base + int(args.rate * args.seconds) + 1
+        start = time.perf_counter()
+        insert_many(server, [rows.resubmission(i) if args.resubmit and rng.random() < args.resubmit else rows.new(i)
+                             for i in range(first, first + args.backlog)])
+        print(f"backlog: {args.backlog:,} rows ({args.resubmit:.0%} re-submissions) inserted with no worker running "
+              f"({time.perf_counter() - start:.1f} s), {pending(server):,} entries pending")
+        start = time.perf_counter()
+        process = worker(config, log, *options)
+        while pending(server):
+            time.sleep(0.2)
+        drained = time.perf_counter() - start
+        process.terminate()
+        process.wait(timeout=60)
+        catchup = args.backlog / drained
+        print(f"catch-up: {args.backlog:,} entries drained by one worker in {drained:.1f} s "
+              f"(worker start included): {catchup:,.0f} rows/s")
         if os.environ.get("BENCH_KEEP_LOG"):
             Path(os.environ["BENCH_KEEP_LOG"]).write_text(log.read_text(encoding="utf-8"), encoding="utf-8")
         batches = [line for line in log.read_text(encoding="utf-8").splitlines() if " batch claimed=" in line]

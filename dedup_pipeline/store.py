@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import pymongo
-from pymongo import DeleteOne, UpdateOne
+from pymongo import DeleteOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, ClientBulkWriteException, DuplicateKeyError, PyMongoError
 
 from . import results
@@ -45,7 +45,7 @@ from .blocks import BlockScheme
 from .config import ENV_MONGO_URI, Config, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
 
-BLOCKS, ROWS = "blocks", "fingerprints"
+BLOCKS, ROWS, SYNC = "blocks", "fingerprints", "sync"
 FILING, FILED, REMOVING = "filing", "filed", "removing"
 BUCKET_SIZE = 1000  # entries per block document (~60 kB); the rest go to overflow pages
 IN_IDS = 50  # ids per $in: SecantusDB's $in slows with the square of the list
@@ -327,6 +327,16 @@ class MongoStore:
             if self._moved(self._execute(self._guard(table, [row]))):
                 return self.remove(table, row)
             return bool(found)
+
+    def sync(self) -> None:
+        """Wait until every write made so far is in MongoDB's journal, where a crash of the
+        server cannot lose it: a caller that records elsewhere that its writes are done (watch
+        marks its outbox entries) calls this first."""
+        with _errors(self.where):
+            # A journaled write is acknowledged once the journal is on disk up to it, and
+            # the journal holds every earlier write before it.
+            self.db[SYNC].with_options(write_concern=WriteConcern(w=1, j=True)).update_one(
+                {"_id": SYNC}, {"$inc": {"writes": 1}}, upsert=True)
 
     def repair(self) -> int:
         """Complete every change a killed process or a lost connection left half done;

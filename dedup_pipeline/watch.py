@@ -12,11 +12,11 @@ source sets it, so its locks never hold up the application's inserts):
    rows' matches in `dedup_match`, both directions, and re-check each partner outside
    the batch against its current fingerprint (it may have changed meanwhile); a pair of
    two other rows that a changed or deleted row may have linked is decided again;
-4. mark the entries done and commit.
+4. wait until MongoDB has the batch's writes in its journal, mark the entries done, commit.
 
 A worker killed anywhere rolls back, so its entries are claimed again, and processing
 twice gives the same result (filing an unchanged row changes nothing, matches are
-upserts). A row another worker holds an older entry of is left for later, so no two
+upserts); a MongoDB that crashes keeps every write of a batch marked done. A row another worker holds an older entry of is left for later, so no two
 workers process one row at once. An entry that fails is retried, `max_attempts` times,
 then kept with its error (never deleted). A database or MongoDB outage is logged and
 waited out with exponential backoff. SIGTERM or SIGINT: finish the batch, then stop.
@@ -245,6 +245,7 @@ class Worker:
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
         matched = self._recheck(conn, found, probes)
         self._unlink(conn, linked, found)
+        self.index.store.sync()  # before the entries are marked done: a MongoDB crash loses nothing
         return Tally(rows=len(row_ids), added=loaded.written, removed=removed, matched=matched)
 
     def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], Loaded]:

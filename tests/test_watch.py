@@ -1,7 +1,8 @@
 """The outbox worker on a real MariaDB and a real MongoDB-protocol server: rows changed
 through the triggers end up right in dedup_match and the block index, with two workers at
-once, a worker killed mid-batch, MariaDB restarted under a worker, entries that keep
-failing, SIGTERM; and `batch` writing dedup_match.
+once, a worker killed mid-batch, MariaDB restarted and MongoDB killed under a worker,
+entries that keep failing, SIGTERM, pairs linked through a row that changes; and `batch`
+writing dedup_match.
 
 After every scenario the same invariant is checked: nothing pending, dedup_match holds
 exactly the similar pairs among the table's rows (both directions), and the block index
@@ -14,6 +15,7 @@ import sys
 import time
 
 import numpy as np
+import pymongo
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
@@ -27,6 +29,7 @@ from dedup_pipeline.corroboration import corroborates
 from dedup_pipeline.schemes import scheme_of
 from dedup_pipeline.source import SqlSource
 from dedup_pipeline.watch import WatchSettings, watch
+from tests.mongo_process import MongoProcess
 from tests.test_incremental import sample_rows
 from tests.test_store import problems
 
@@ -107,7 +110,10 @@ def linking_config(petition, mongo_uri, mongo_db):
 @pytest.fixture
 def config_file(config, tmp_path):
     """The same configuration as a TOML file, for worker processes."""
-    path = tmp_path / "dedup.toml"
+    return written(config, tmp_path / "dedup.toml")
+
+
+def written(config, path):
     fields = "\n".join(f'{name} = "{role}"' for name, role in FIELDS.items())
     path.write_text(f'[source]\nurl = "{config.source.url}"\ntable = "petition"\n[fields]\n{fields}\n'
                     f'[store]\nmongo_uri = "{config.store.mongo_uri}"\ndatabase = "{config.store.database}"\n',
@@ -324,6 +330,24 @@ def test_mariadb_restarted_under_a_running_worker_is_logged_and_waited_out(
     log = worker.text()
     assert "is unreachable" in log and "resuming" in log, log
     assert_consistent(petition, config, mongo_db)
+
+
+def test_mongodb_killed_under_a_running_worker_is_logged_and_waited_out(petition, tmp_path):
+    with MongoProcess(tmp_path / "mongo").start() as mongo:
+        config = config_of(petition.url.render_as_string(hide_password=False), mongo.uri)
+        worker = WorkerProcess(written(config, tmp_path / "dedup.toml"), "--batch-size", "50")
+        insert(petition, petition_rows(100))
+        wait_until(lambda: done(petition) > 0)
+        mongo.kill()
+        worker.wait_for("is unreachable")
+        insert(petition, petition_rows(100, start=100))
+        mongo.start()  # the same port and data folder: WiredTiger recovers from its journal
+        wait_until(lambda: pending(petition) == 0, timeout=60)
+        assert worker.stop() == 0
+        log = worker.text()
+        assert f"MongoDB at {mongo.uri} is unreachable" in log and "resuming" in log, log
+        with pymongo.MongoClient(mongo.uri) as client:
+            assert_consistent(petition, config, client[config.store.database])
 
 
 def test_sigterm_stops_the_worker_after_the_current_batch(petition, config_file, mongo_db):
