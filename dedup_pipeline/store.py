@@ -10,6 +10,7 @@ pymongo stays in this module: callers see rows, fingerprints and `StoreError`.
     fingerprints: {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                    "content": "<hash>", "blocks": ["0:512", ...], "state": "filed",
                    "op": "<this change>", "first_op": "<the change that created it>"}
+    sync:         {"_id": "sync", "writes": <n>}  (written journaled by `sync`)
 
 A block document holds at most `bucket_size` entries; more go to overflow pages
 `<block>:<n>`, which its `pages` counts. `blocks` lists every document that may hold the

@@ -16,10 +16,11 @@ source sets it, so its locks never hold up the application's inserts):
 
 A worker killed anywhere rolls back, so its entries are claimed again, and processing
 twice gives the same result (filing an unchanged row changes nothing, matches are
-upserts); a MongoDB that crashes keeps every write of a batch marked done. A row another worker holds an older entry of is left for later, so no two
-workers process one row at once. An entry that fails is retried, `max_attempts` times,
-then kept with its error (never deleted). A database or MongoDB outage is logged and
-waited out with exponential backoff. SIGTERM or SIGINT: finish the batch, then stop.
+upserts); a MongoDB that crashes keeps every write of a batch marked done. A row another
+worker holds an older entry of is left for later, so no two workers process one row at
+once. An entry that fails is retried, `max_attempts` times, then kept with its error
+(never deleted). A database or MongoDB outage is logged and waited out with exponential
+backoff. SIGTERM or SIGINT: finish the batch, then stop.
 """
 
 from __future__ import annotations
