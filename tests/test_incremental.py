@@ -250,24 +250,25 @@ from dedup_pipeline.store import MongoStore, connect
 with connect(sys.argv[1]) as client:
     store = MongoStore(client[sys.argv[2]], BlockScheme(), bucket_size=4, one_request=False)
     rng = random.Random()
-    while True:
+    for change in range(10**9):
         row = rng.randrange(40)
         if rng.random() < 0.2:
             store.remove("petition", row)
         else:
             store.file("petition", row, rng.choice([0, 0xFFFF]) << 48 | rng.getrandbits(48))
+        if change == 20:
+            print("changing", flush=True)
 """
 
 
 def test_rows_left_half_filed_by_a_killed_process_are_completed_by_repair(mongo_uri, mongo_db):
     store = MongoStore(mongo_db, CONFIG.block_scheme(), bucket_size=4)
     interrupted = 0
-    for attempt in range(6):
-        child = subprocess.Popen([sys.executable, "-c", KEEP_CHANGING, mongo_uri, mongo_db.name])
-        deadline = time.monotonic() + 20
-        while mongo_db.fingerprints.count_documents({}) < 20 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(random.uniform(0.1, 0.4))
+    for attempt in range(10):
+        child = subprocess.Popen([sys.executable, "-c", KEEP_CHANGING, mongo_uri, mongo_db.name],
+                                 stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline() == "changing\n"  # 20 changes made: it is in its stride
+        time.sleep(random.uniform(0.05, 0.3))
         child.send_signal(signal.SIGKILL)
         child.wait()
         interrupted += mongo_db.fingerprints.count_documents({"state": {"$ne": "filed"}}) > 0
