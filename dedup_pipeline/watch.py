@@ -239,9 +239,11 @@ class Worker:
         absent = [i for i in row_ids if i not in present]
         probes, loaded = self._file(present)
         removed = sum(self.index.remove(i) for i in absent)
-        found = self.index.pairs_many(probes, loaded.created)
         linked = self._linked_through(conn, row_ids)
+        # Before the lookup: a pair that another worker writes after it, found by a lookup
+        # that saw these rows filed, is not this batch's to delete.
         matchtable.forget_rows(conn, self.matches, row_ids)
+        found = self.index.pairs_many(probes, loaded.created)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
         matched = self._recheck(conn, found, probes)
