@@ -237,12 +237,13 @@ class Worker:
         id_column = self.config.source.id_column
         present = {row[id_column]: row for row in self.source.rows_by_id(row_ids, conn)}
         absent = [i for i in row_ids if i not in present]
+        linked = self._linked_through(conn, row_ids)
+        # Before filing: a pair another worker writes after this, from a lookup that saw
+        # these rows filed, is not this batch's to delete (its own lookup may not see that
+        # pair: it skips the blocks it created).
+        matchtable.forget_rows(conn, self.matches, row_ids)
         probes, loaded = self._file(present)
         removed = sum(self.index.remove(i) for i in absent)
-        linked = self._linked_through(conn, row_ids)
-        # Before the lookup: a pair that another worker writes after it, found by a lookup
-        # that saw these rows filed, is not this batch's to delete.
-        matchtable.forget_rows(conn, self.matches, row_ids)
         found = self.index.pairs_many(probes, loaded.created)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
