@@ -319,8 +319,8 @@ class Worker:
 
     def _current(self, rows: set) -> dict[Any, Any]:
         """The probes of these rows as the index holds them now (rows being removed left out)."""
-        scheme, index = self.index.scheme, self.index
-        return {row: scheme.restore(record.fingerprint, record.sketch)
+        index = self.index
+        return {row: index.scheme.restore(record.fingerprint, record.sketch)
                 for row, record in index.store.records(index.table, sorted(rows, key=str)).items()
                 if record.state != REMOVING and record.fingerprint is not None}
 
