@@ -1,14 +1,22 @@
 """集中处理, the scheduled job: read the whole table, turn every row into what the scheme
-compares (schemes.py), find every similar pair by its block keys, group them, and store a
-new generation (block index, pairs, groups) aside, switched live whole when complete
-(results.py).
+compares (schemes.py) on every core, find every similar pair by its block keys, group them,
+and store a new generation (buckets of the block index, pairs, groups) aside, switched live
+whole when complete (results.py).
+
+Only rows added, changed (their content hash) or removed since the store last held them
+are written as row documents; the buckets, pairs and groups are written new. What the batch
+holds per row while it runs: its id, content hash, fingerprint and keys in memory, and the
+sets it compares (`SketchTable`) in a temporary file, read back as they are needed.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -16,10 +24,10 @@ from . import results
 from .config import Config
 from .incremental import Incremental, content_hash
 from .pairs import groups, single_pass_pairs
-from .parallel import fingerprint_chunks
 from .schemes import Scheme, scheme_of
+from .shingles import Sets, SketchTable
 from .source import SqlSource
-from .store import MongoStore
+from .store import MongoStore, Record, bucket_bits
 
 
 @dataclass
@@ -29,9 +37,10 @@ class BatchResult:
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
     groups: list[list]
     seconds: dict[str, float] = field(default_factory=dict)
-    hashes: list[str] = field(default_factory=list)  # of each row's content (incremental.content_hash)
-    probes: list = field(default_factory=list)  # what the scheme compares each row by
     run: str = ""
+    added: int = 0  # row documents written: rows new to the store
+    changed: int = 0  # rows whose content changed since the store held them
+    removed: int = 0  # rows the store held that the table no longer has
     replayed: int = 0  # rows changed by incremental writers while the batch ran
 
     @property
@@ -43,59 +52,165 @@ class BatchResult:
         return sum(len(g) for g in self.groups)
 
 
+class Chunk(NamedTuple):
+    """What a worker makes of a chunk of rows."""
+
+    ids: list
+    hashes: list[str]
+    fingerprints: np.ndarray
+    keys: Sets
+    sketches: list  # what the store keeps of each row's sketch (None for fingerprints)
+    table: SketchTable | None  # what the scheme compares, for shingles
+
+
 def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,
               processes: int | None = None, algorithm: str = "blocks") -> BatchResult:
     """Fingerprint every row of the configured table (in id order), find its pairs and
-    groups (by block classification, or by the paper's Single-Pass baseline, O(n^2)), and
-    make them and a rebuilt block index live together."""
+    groups (by block keys, or by the paper's Single-Pass baseline, O(n^2)), and make them
+    and a rebuilt block index live together."""
     run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
-    scheme = scheme_of(config)
-    result = _compute(config, scheme, on_progress, processes, algorithm)
-    result.run = run
-    _store(config, scheme, store, result)
+    table = config.source.table
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    held = {row: (content, fresh) for row, content, fresh in store.stored(table)}
+    seconds["read store"] = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch:
+        start = time.perf_counter()
+        read = _read(config, store, held, on_progress, processes, scratch)
+        seconds["read+fingerprint"] = time.perf_counter() - start
+
+        start = time.perf_counter()
+        scheme = scheme_of(config)
+        if algorithm == "single-pass":
+            pairs = single_pass_pairs(read.fingerprints, config.fingerprint.k)
+        else:
+            pairs = scheme.pairs(read.table if read.table is not None else read.fingerprints)
+        seconds["all-pairs"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    found = _groups(read.ids, pairs)
+    seconds["groups"] = time.perf_counter() - start
+    result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, len(read.changed))
+    _store(config, store, result, read, held)
     return result
 
 
-def _compute(config: Config, scheme: Scheme, on_progress: Callable[[int], None], processes: int | None,
-             algorithm: str) -> BatchResult:
-    seconds: dict[str, float] = {}
-    start = time.perf_counter()
-    source = SqlSource(config)
+class _Read(NamedTuple):
+    ids: list
+    hashes: list[str]
+    fingerprints: np.ndarray
+    keys: Sets
+    table: SketchTable | None
+    added: int
+    changed: list  # rows written with `fresh`: what the live buckets hold of them is older
+
+
+def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[int], None],
+          processes: int | None, scratch: str) -> _Read:
+    """Read and sketch every row, writing the row documents of those new or changed."""
     ids: list = []
     hashes: list[str] = []
+    prints, keys, tables = [], _SetsSpool(scratch, np.uint64), None
+    added, changed = 0, []
+    with SqlSource(config) as source:
+        for chunk in _sketched(source.rows(), config, processes):
+            records = []
+            for row, content, fp, sketch, n in zip(chunk.ids, chunk.hashes, chunk.fingerprints.tolist(),
+                                                   chunk.sketches, range(len(chunk.ids))):
+                before = held.get(row)
+                if before is None or before[0] != content:
+                    row_keys = tuple(chunk.keys.values[chunk.keys.starts[n]:chunk.keys.starts[n + 1]].tolist())
+                    records.append((Record(config.source.table, row, fp, content, row_keys, sketch), before))
+            added += sum(before is None for _, before in records)
+            changed += [r.row for r, before in records if before is not None]
+            # A new row needs no `fresh`: the buckets about to go live hold it. A changed
+            # one does, until they do: the live buckets hold what it was.
+            store.file((r for r, before in records if before is None), fresh=False, batch=True)
+            store.file((r for r, before in records if before is not None), batch=True)
+            ids += chunk.ids
+            hashes += chunk.hashes
+            prints.append(chunk.fingerprints)
+            keys.append(chunk.keys)
+            if chunk.table is not None:
+                tables = tables or _TableSpool(scratch)
+                tables.append(chunk.table)
+            on_progress(len(chunk.ids))
+    fingerprints = np.concatenate(prints) if prints else np.zeros(0, np.uint64)
+    return _Read(ids, hashes, fingerprints, keys.sets(), tables and tables.table(), added, changed)
 
-    def chunks():
-        for chunk in source.rows():
-            ids.extend(row[config.source.id_column] for row in chunk)
-            hashes.extend(content_hash(row, config.fields) for row in chunk)
-            yield chunk
 
-    if config.shingles:
-        probes = []
-        for chunk in chunks():
-            probes += scheme.probes(chunk)
-            on_progress(len(chunk))
-        fingerprints = np.array([scheme.fingerprint(p) for p in probes], dtype=np.uint64)
-    else:
-        parts = []
-        for part in fingerprint_chunks(chunks(), config, processes):
-            parts.append(part)
-            on_progress(len(part))
-        fingerprints = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
-        probes = fingerprints.tolist()
-    seconds["read+fingerprint"] = time.perf_counter() - start
+def _sketched(chunks: Iterable[list[dict]], config: Config, processes: int | None) -> Iterator[Chunk]:
+    """Each chunk of rows as a worker makes it (`Chunk`), in order, on every core."""
+    processes = processes or config.batch.processes or os.cpu_count() or 1
+    if processes == 1:
+        scheme = scheme_of(config)
+        yield from (_chunk(rows, config, scheme) for rows in chunks)
+        return
+    # spawn, not fork: the parent holds database connections and their threads.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(processes, initializer=_start, initargs=(config,)) as pool:
+        yield from pool.imap(_work, chunks)
 
-    start = time.perf_counter()
-    if algorithm == "single-pass":
-        pairs = single_pass_pairs(fingerprints, config.fingerprint.k)
-    else:
-        pairs = scheme.pairs(probes)
-    seconds["all-pairs"] = time.perf_counter() - start
 
-    start = time.perf_counter()
-    found = _groups(ids, pairs)
-    seconds["groups"] = time.perf_counter() - start
-    return BatchResult(ids, fingerprints, pairs, found, seconds, hashes, probes)
+_worker: tuple[Config, Scheme] | None = None
+
+
+def _start(config: Config) -> None:
+    global _worker
+    _worker = (config, scheme_of(config))
+
+
+def _work(rows: list[dict]) -> Chunk:
+    assert _worker is not None, "worker started without its scheme"
+    return _chunk(rows, *_worker)
+
+
+def _chunk(rows: list[dict], config: Config, scheme: Scheme) -> Chunk:
+    probes = scheme.probes(rows)
+    return Chunk([row[config.source.id_column] for row in rows],
+                 [content_hash(row, config.fields, scheme.settings) for row in rows],
+                 np.array([scheme.fingerprint(p) for p in probes], np.uint64),
+                 Sets.of([np.array(scheme.keys(p), np.uint64) for p in probes]),
+                 [scheme.sketch(p) for p in probes],
+                 SketchTable.of(probes) if scheme.sketch_stored else None)
+
+
+class _SetsSpool:
+    """Sets appended chunk by chunk to a temporary file, read back as one `Sets`."""
+
+    def __init__(self, folder: str, dtype: Any):
+        self.file = tempfile.NamedTemporaryFile(dir=folder, delete=False)
+        self.dtype, self.sizes = dtype, [np.zeros(1, np.int64)]
+
+    def append(self, sets: Sets) -> None:
+        np.ascontiguousarray(sets.values, self.dtype).tofile(self.file)
+        self.sizes.append(sets.sizes())
+
+    def sets(self) -> Sets:
+        self.file.close()
+        starts = np.cumsum(np.concatenate(self.sizes))
+        values = (np.memmap(self.file.name, self.dtype, "r") if starts[-1]
+                  else np.zeros(0, self.dtype))
+        return Sets(values, starts)
+
+
+class _TableSpool:
+    """SketchTables appended chunk by chunk: their sets to temporary files, the rest held."""
+
+    def __init__(self, folder: str):
+        self.shingles, self.verbatim = _SetsSpool(folder, np.uint32), _SetsSpool(folder, np.uint32)
+        self.keys, self.people = _SetsSpool(folder, np.uint64), []
+
+    def append(self, table: SketchTable) -> None:
+        self.shingles.append(table.shingles)
+        self.verbatim.append(table.verbatim)
+        self.keys.append(table.keys)
+        self.people.append(table.people)
+
+    def table(self) -> SketchTable:
+        width = max(p.shape[1] for p in self.people)
+        people = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in self.people])
+        return SketchTable(self.shingles.sets(), self.verbatim.sets(), people, self.keys.sets())
 
 
 def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:
@@ -107,15 +222,14 @@ def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list
     return sorted(members.values(), key=lambda g: (-len(g), g[0]))
 
 
-def _store(config: Config, scheme: Scheme, store: MongoStore, result: BatchResult) -> None:
-    """Build the run's generation aside, switch it live, then replay into it what incremental
-    writers changed meanwhile."""
-    db, run = store.db, result.run
+def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, held: dict) -> None:
+    """Build the run's buckets and results aside, switch them live, forget the rows the
+    table no longer has, then check again each row an incremental writer changed meanwhile."""
+    db, run, table = store.db, result.run, config.source.table
     start = time.perf_counter()
-    table = config.source.table
-    store.aside(run).file_many(table, (
-        (i, fp, content, scheme.keys(p), scheme.sketch(p))
-        for i, fp, content, p in zip(result.ids, result.fingerprints.tolist(), result.hashes, result.probes)))
+    rows_of_keys = np.repeat(np.arange(len(read.ids)), read.keys.sizes())
+    bits = bucket_bits(len(read.keys.values))
+    store.write_buckets(run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys))
     result.seconds["index"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -123,14 +237,29 @@ def _store(config: Config, scheme: Scheme, store: MongoStore, result: BatchResul
     results.write_groups(db, run, result.groups)
     results.switch(db, run, {
         "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
-        "rows_with_similar": result.rows_with_similar})
+        "rows_with_similar": result.rows_with_similar}, bits)
+    hashes = dict(zip(read.ids, read.hashes))
+    fresh = {row for row, (_, was_fresh) in held.items() if was_fresh} | set(read.changed)
+    store.fold(table, ((row, hashes[row]) for row in fresh if row in hashes))
+    gone = [row for row in held if row not in hashes]
+    result.removed = store.remove(table, gone) if gone else 0
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = _replay(config, store)
 
 
+class _Positions:
+    """ids[positions[n]] for each n, without a list of them all."""
+
+    def __init__(self, ids: list, positions: np.ndarray):
+        self.ids, self.positions = ids, positions
+
+    def __getitem__(self, n: int) -> Any:
+        return self.ids[self.positions[n]]
+
+
 def _replay(config: Config, store: MongoStore) -> int:
-    """File (or remove) in the live generation each row an incremental writer changed while
-    the batch ran, as the table has it now."""
+    """File (or remove) each row an incremental writer changed while the batch ran, as the
+    table has it now."""
     changes = store.db[results.CHANGES]
     ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
     index = Incremental(store, config)

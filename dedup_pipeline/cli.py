@@ -91,7 +91,8 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
             writer.writerow([config.source.id_column, "fingerprint"])
             writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
     rate = result.rows_with_similar / max(result.rows, 1)
-    click.echo(f"rows fingerprinted: {result.rows:,}")
+    click.echo(f"rows fingerprinted: {result.rows:,} (written to the store: {result.added:,} new, "
+               f"{result.changed:,} changed, {result.removed:,} removed)")
     click.echo(f"similar pairs ({_similar_means(config)}): {len(result.pairs[0]):,}")
     click.echo(f"groups: {len(result.groups):,} ({result.rows_with_similar:,} rows with a similar row, "
                f"duplicate rate {rate:.1%})")
@@ -346,9 +347,10 @@ def add(config: Config, row_ids: tuple[str, ...], add_all: bool) -> None:
     """增量处理: file rows in the stored index; a changed row leaves its old blocks.
 
     Each row added by --id is checked too: its similar rows are printed as
-    `added-id<TAB>similar-id<TAB>distance`. Rows a killed run left half-filed are
-    completed first. Exit codes: 0 added, no similar row; 3 similar rows found;
-    1 an error (database, input); 2 a configuration or usage error.
+    `added-id<TAB>similar-id<TAB>distance`.
+
+    Exit codes: 0 added, no similar row; 3 similar rows found; 1 an error
+    (database, input); 2 a configuration or usage error.
 
     Example: dedup-pipeline add --all && dedup-pipeline add --id 1043
     """
@@ -366,10 +368,7 @@ def add(config: Config, row_ids: tuple[str, ...], add_all: bool) -> None:
 
 
 def _add_rows(index: Any, config: Config, source: Any, rows: list[dict]) -> dict:
-    """Repair, then add the given rows (checking each) or, with none given, every row."""
-    repaired = index.repair()
-    if repaired:
-        click.echo(f"completed {repaired:,} half-filed row(s) of an earlier run", err=True)
+    """Add the given rows (checking each) or, with none given, every row."""
     id_column = config.source.id_column
     if rows:
         return {row[id_column]: index.add_and_check(row[id_column], row) for row in rows}

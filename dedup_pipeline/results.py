@@ -1,5 +1,5 @@
 """Batch runs in MongoDB: each run builds its own generation of collections aside (the
-block index `blocks`/`fingerprints`, the pairs `matches`, the groups `groups`, each named
+buckets of the block index `blocks`, the pairs `matches`, the groups `groups`, each named
 `<name>__<run>`), and one pointer document says which generation is live.
 
 Switching is one update of that document, so a reader sees the old generation or the new
@@ -29,7 +29,7 @@ from pymongo.errors import DuplicateKeyError, OperationFailure
 
 RUNS, CHANGES, LIVE = "runs", "changes", "live"
 RESULTS = ("matches", "groups")
-GENERATION = ("blocks", "fingerprints", *RESULTS)  # the collections a run builds
+GENERATION = ("blocks", *RESULTS)  # the collections a run builds
 _BATCH = 10_000
 
 
@@ -102,15 +102,15 @@ def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
         target.insert_many(batch)
 
 
-def switch(db: Database, run: str, summary: dict[str, Any]) -> None:
+def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:
     """Make the run's generation live in one write, then drop the generations before the
-    one it replaces."""
+    one it replaces. `bucket_bits`: how its block index buckets keys (store.py)."""
     # The new generation is made durable first: a crash after the switch finds it whole.
     _sync(db)
     previous = pointer(db)["run"]
     settings = db[RUNS].find_one({"_id": run})["settings"]
     _journaled(db).update_one({"_id": LIVE}, {"$set": {
-        "run": run, "building": None, "previous": previous, "summary": summary,
+        "run": run, "building": None, "previous": previous, "summary": summary, "bucket_bits": bucket_bits,
         "settings": settings, "finished_at": _now()}})
     db[RUNS].update_one({"_id": run}, {"$set": {"state": "done"}})
     for old in db[RUNS].find({"_id": {"$nin": [LIVE, run, previous]}}):

@@ -21,15 +21,19 @@ import numpy as np
 from .config import Config
 from .corroboration import SUBMITTER, WRITTEN
 from .pairs import Pairs, similar_pairs
-from .shingles import Sketch
+from .shingles import Sketch, SketchTable
 from .simhash import fingerprint_many
+
+
+_KEY_MASK = (1 << 56) - 1
 
 
 class Scheme(Protocol):
     sketch_stored: bool  # whether confirming needs the stored rows' sketches
+    settings: str  # what decides a row's keys and sketch, besides the row
     links: bool  # whether pairs without evidence of their own may be linked by a third row
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list: ...
-    def keys(self, probe: Any) -> list[tuple[int, int]]: ...
+    def keys(self, probe: Any) -> list[int]: ...
     def fingerprint(self, probe: Any) -> int: ...
     def sketch(self, probe: Any) -> bytes | None: ...
     def restore(self, fingerprint: int, sketch: bytes | None) -> Any: ...
@@ -49,12 +53,15 @@ class Fingerprints:
 
     def __init__(self, config: Config):
         self.blocks, self.featurizer = config.block_scheme(), config.featurizer()
+        self.settings = repr((config.fingerprint, config.scheme, config.fields))
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[int]:
         return fingerprint_many(list(rows), self.featurizer).tolist() if rows else []
 
-    def keys(self, probe: int) -> list[tuple[int, int]]:
-        return self.blocks.keys(probe)
+    def keys(self, probe: int) -> list[int]:
+        """Each table's key with the table's number in the top byte (a key wider than 56
+        bits loses its top bits: more candidates, never fewer)."""
+        return [t << 56 | k & _KEY_MASK for t, k in self.blocks.keys(probe)]
 
     def fingerprint(self, probe: int) -> int:
         return probe
@@ -85,12 +92,13 @@ class Shingles:
     def __init__(self, config: Config):
         self.shingles, self.fields = config.shingle_scheme(), config.fields
         self.links = self.shingles.corroborate
+        self.settings = repr((config.scheme, config.fields))
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[Sketch]:
         return self.shingles.sketch_many(rows, self.fields)
 
-    def keys(self, probe: Sketch) -> list[tuple[int, int]]:
-        return self.shingles.table_keys(probe)
+    def keys(self, probe: Sketch) -> list[int]:
+        return probe.keys.tolist()
 
     def fingerprint(self, probe: Sketch) -> int:
         return probe.fingerprint
@@ -99,7 +107,7 @@ class Shingles:
         return probe.to_bytes()
 
     def restore(self, fingerprint: int, sketch: bytes | None) -> Sketch:
-        return Sketch.from_bytes(sketch or bytes(24))
+        return self.shingles.restore(sketch or b"")
 
     def distance(self, a: Sketch, b: Sketch) -> float | None:
         distance, evidence = self.relate(a, b)
@@ -109,5 +117,5 @@ class Shingles:
         score, evidence = self.shingles.relate(a, b)
         return None if score is None else round(1 - score, 4), evidence
 
-    def pairs(self, probes: Sequence[Sketch]) -> Pairs:
+    def pairs(self, probes: Sequence[Sketch] | SketchTable) -> Pairs:
         return self.shingles.pairs(probes)

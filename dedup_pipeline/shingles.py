@@ -53,15 +53,17 @@ _SPACES = re.compile(r"\s+")
 _M = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = np.zeros(0, np.uint64)
 BAND_CHUNK = 16_384  # shingles hashed at once for MinHash bands: 144 × this many minima
+OVERLAP_CHUNK = 4_000_000  # set elements compared at once (32 MB)
 
 
 class Sketch(NamedTuple):
     """What a row is filed and compared by (hashes sorted and distinct)."""
 
-    shingles: np.ndarray  # of the text with numbers folded
-    verbatim: np.ndarray  # of the text as written
+    shingles: np.ndarray  # uint32 hashes of the text with numbers folded
+    verbatim: np.ndarray  # uint32 hashes of the text as written
     people: np.ndarray  # a hash of each submitter field's value, 0 when blank
-    keys: np.ndarray = _EMPTY  # its block keys (ShingleScheme.sketch)
+    keys: np.ndarray = _EMPTY  # its block keys
+    text: str = ""  # the compared text (`long_text`): the rest is computed from it
 
     @property
     def fingerprint(self) -> int:
@@ -69,15 +71,11 @@ class Sketch(NamedTuple):
         return CityHash64(self.to_bytes())
 
     def to_bytes(self) -> bytes:
-        """The sketch as the store keeps it (keys apart: they are its block keys)."""
-        sizes = np.array([len(self.shingles), len(self.verbatim), len(self.people)], np.uint64)
-        return np.concatenate([sizes, self.shingles, self.verbatim, self.people]).tobytes()
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> Sketch:
-        values = np.frombuffer(data, dtype=np.uint64)
-        a, b, c = (int(n) for n in values[:3])
-        return cls(values[3:3 + a], values[3 + a:3 + a + b], values[3 + a + b:3 + a + b + c])
+        """What the store keeps of a sketch: the submitter hashes and the text (UTF-16,
+        two bytes a Chinese character where UTF-8 takes three); `ShingleScheme.restore`
+        computes the rest again."""
+        return (np.array([len(self.people)], np.uint64).tobytes() + self.people.astype(np.uint64).tobytes()
+                + self.text.encode("utf-16-le"))
 
 
 @dataclass(frozen=True)
@@ -103,14 +101,23 @@ class ShingleScheme:
 
     def sketch_many(self, rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> list[Sketch]:
         """The sketches of many rows, hashed together (the same as one at a time, faster)."""
-        written = [long_text(row, fields) for row in rows]
+        return self.sketch_texts([long_text(row, fields) for row in rows], [self._people(row, fields) for row in rows])
+
+    def sketch_texts(self, written: Sequence[str], people: Sequence[np.ndarray]) -> list[Sketch]:
+        """Sketches of compared texts (`long_text`) and their submitter hashes."""
         folded = [_DIGITS.sub("0", text) for text in written]
-        verbatim = shingle_hashes_many(written, self.size)
+        verbatim = shingle_hashes_many(written, self.size, wide=False)
         own = shingle_hashes_many(folded, self.key_size)
-        return [Sketch(shingles, exact, people, self._keys(first[:self.keys], people, bands))
-                for shingles, exact, first, people, bands in zip(
-                    shingle_hashes_many(folded, self.size), verbatim, own,
-                    (self._people(row, fields) for row in rows), self._bands_many(verbatim))]
+        return [Sketch(shingles, exact, p, self._keys(first[:self.keys], p, bands), text)
+                for shingles, exact, first, p, bands, text in zip(
+                    shingle_hashes_many(folded, self.size, wide=False), verbatim, own, people,
+                    self._bands_many(verbatim), written)]
+
+    def restore(self, data: bytes) -> Sketch:
+        """A sketch from what the store keeps of it (`Sketch.to_bytes`)."""
+        count = int(np.frombuffer(data[:8], np.uint64)[0]) if data else 0
+        people = np.frombuffer(data[8:8 + 8 * count], np.uint64)
+        return self.sketch_texts([data[8 + 8 * count:].decode("utf-16-le")], [people])[0]
 
     def _people(self, row: Mapping[str, Any], fields: Sequence[Field]) -> np.ndarray:
         return np.array([_hash(v) if v else 0 for v in
@@ -128,7 +135,7 @@ class ShingleScheme:
         out: list[np.ndarray] = [_EMPTY] * len(sets)
         filled = [i for i, s in enumerate(sets) if len(s)]
         for chunk in _chunks(filled, [len(sets[i]) for i in filled], BAND_CHUNK):
-            flat = np.concatenate([sets[i] for i in chunk])
+            flat = np.concatenate([sets[i] for i in chunk]).astype(np.uint64)
             starts = np.cumsum([0] + [len(sets[i]) for i in chunk[:-1]])
             minima = np.minimum.reduceat(_mix(flat[None, :] ^ seeds[:, None]), starts, axis=1)
             minima = minima.reshape(self.bands, self.rows_per_band, len(chunk))
@@ -138,10 +145,6 @@ class ShingleScheme:
             for n, i in enumerate(chunk):
                 out[i] = key[:, n] >> np.uint64(2)
         return out
-
-    def table_keys(self, sketch: Sketch) -> list[tuple[int, int]]:
-        """(table, key) pairs, as the store files them: one table, whatever the position."""
-        return [(0, int(h)) for h in sketch.keys]
 
     def relate(self, a: Sketch, b: Sketch) -> tuple[float | None, int]:
         """The pair's text similarity (Jaccard, numbers folded) when the texts are similar,
@@ -164,17 +167,20 @@ class ShingleScheme:
         or arrays alike, so that `pairs` decides exactly as `score`."""
         return (jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
 
-    def pairs(self, sketches: Sequence[Sketch]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def pairs(self, sketches: Sequence[Sketch] | SketchTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every similar (i, j, 1 − score) with i < j: rows sharing a key, confirmed as `score`
         confirms one pair or corroborated through a third row, all candidates at once."""
-        i, j = candidates([s.keys for s in sketches])
-        jaccard, contained = overlap_many([s.shingles for s in sketches], i, j)
-        sizes = np.array([len(s.shingles) for s in sketches], np.int64)
+        table = sketches if isinstance(sketches, SketchTable) else SketchTable.of(sketches)
+        i, j = candidates(table.keys)
+        jaccard, contained = overlap_pairs(table.shingles, i, j)
+        sizes = table.shingles.sizes()
         smaller = np.minimum(sizes[i], sizes[j])
         keep = (jaccard >= self.threshold) | ((smaller >= self.min_shingles) & (contained >= self.containment))
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
-        evidence = np.where(same_submitter_many([s.people for s in sketches], i, j), SUBMITTER, 0) | np.where(
-            self.as_written(*overlap_many([s.verbatim for s in sketches], i, j)), WRITTEN, 0)
+        people = table.people
+        same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
+        evidence = np.where(same, SUBMITTER, 0) | np.where(
+            self.as_written(*overlap_pairs(table.verbatim, i, j)), WRITTEN, 0)
         keep = evidence > 0
         weak = np.flatnonzero(~keep)
         if self.corroborate and len(weak):
@@ -186,6 +192,40 @@ class ShingleScheme:
         # Python's round, as `distance` rounds one pair (numpy's can differ in the last place).
         d = np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
         return i.astype(np.int64), j.astype(np.int64), d
+
+
+class Sets(NamedTuple):
+    """Many sorted sets in one array: set n is `values[starts[n]:starts[n + 1]]`."""
+
+    values: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, sets: Sequence[np.ndarray], dtype: Any = np.uint64) -> Sets:
+        starts = np.zeros(len(sets) + 1, np.int64)
+        np.cumsum([len(s) for s in sets], out=starts[1:])
+        return cls(np.concatenate(sets).astype(dtype) if len(sets) else np.zeros(0, dtype), starts)
+
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.starts)
+
+
+class SketchTable(NamedTuple):
+    """The sketches of many rows as flat arrays: what the batch holds per row."""
+
+    shingles: Sets
+    verbatim: Sets
+    people: np.ndarray  # one row of submitter hashes per sketch
+    keys: Sets
+
+    @classmethod
+    def of(cls, sketches: Sequence[Sketch]) -> SketchTable:
+        width = max((len(s.people) for s in sketches), default=0)
+        people = np.zeros((len(sketches), width), np.uint64)
+        for n, s in enumerate(sketches):
+            people[n, :len(s.people)] = s.people
+        return cls(Sets.of([s.shingles for s in sketches], np.uint32), Sets.of([s.verbatim for s in sketches], np.uint32),
+                   people, Sets.of([s.keys for s in sketches]))
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
@@ -201,26 +241,22 @@ def same_submitter(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.any((a == b) & (a != 0)))
 
 
-def overlap_many(sets: Sequence[np.ndarray], i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`overlap` of each pair (sets[i[n]], sets[j[n]]), counted a row at a time: its set
-    marked in a table of every hash, looked up by all its partners' sets at once."""
-    sizes = np.array([len(s) for s in sets], np.int64)
-    common = np.zeros(len(i), np.int64)
-    if len(i) and sizes.sum():
-        ids = np.unique(np.concatenate(sets), return_inverse=True)[1]
-        starts = np.cumsum(sizes) - sizes
-        mark = np.zeros(int(ids.max()) + 1, bool)
-        order = np.argsort(i, kind="stable")
-        for group in np.split(order, np.flatnonzero(np.diff(i[order])) + 1):
-            own = ids[starts[i[group[0]]]:starts[i[group[0]]] + sizes[i[group[0]]]]
-            mark[own] = True
-            lengths = sizes[j[group]]
-            ends = np.cumsum(lengths)
-            at = np.repeat(starts[j[group]] - ends + lengths, lengths) + np.arange(ends[-1])
-            hits = np.concatenate(([0], np.cumsum(mark[ids[at]])))
-            common[group] = hits[ends] - hits[ends - lengths]
-            mark[own] = False
+def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`overlap` of each pair (set i[n], set j[n]) of 32-bit sets, all at once: each pair's
+    two sets side by side under the pair's number, sorted; an element in both is a value
+    met twice. OVERLAP_CHUNK elements at a time."""
+    sizes = sets.sizes()
     a, b = sizes[i], sizes[j]
+    common = np.zeros(len(i), np.int64)
+    for lo, hi in _spans(a + b, OVERLAP_CHUNK):
+        n = hi - lo
+        firsts = np.column_stack([sets.starts[i[lo:hi]], sets.starts[j[lo:hi]]]).ravel()
+        lengths = np.column_stack([a[lo:hi], b[lo:hi]]).ravel()
+        owner = np.repeat(np.arange(n, dtype=np.uint64), a[lo:hi] + b[lo:hi])
+        merged = owner << np.uint64(32) | sets.values[_ranges(firsts, lengths)].astype(np.uint64)
+        merged.sort(kind="stable")  # sorted runs side by side: a merge
+        twice = merged[1:][merged[1:] == merged[:-1]] >> np.uint64(32)
+        common[lo:hi] = np.bincount(twice.astype(np.int64), minlength=n)
     filled = (a > 0) & (b > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         jaccard = np.where(filled, common / (a + b - common), 0.0)
@@ -228,19 +264,11 @@ def overlap_many(sets: Sequence[np.ndarray], i: np.ndarray, j: np.ndarray) -> tu
     return jaccard, contained
 
 
-def same_submitter_many(people: Sequence[np.ndarray], i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """`same_submitter` of each pair (people[i[n]], people[j[n]])."""
-    width = max((len(p) for p in people), default=0)
-    table = np.zeros((len(people), width), np.uint64)
-    for n, p in enumerate(people):
-        table[n, :len(p)] = p
-    return np.any((table[i] == table[j]) & (table[i] != 0), axis=1)
-
-
-def candidates(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def candidates(keys: Sets) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i, j), i < j, of rows with a key in common, once."""
-    rows = np.repeat(np.arange(len(keys)), [len(k) for k in keys])
-    flat = np.concatenate(keys) if keys else _EMPTY
+    n = len(keys.starts) - 1
+    rows = np.repeat(np.arange(n), keys.sizes())
+    flat = keys.values
     order = np.lexsort((rows, flat))
     rows, flat = rows[order], flat[order]
     start = np.flatnonzero(np.concatenate(([True], flat[1:] != flat[:-1])))
@@ -254,19 +282,35 @@ def candidates(keys: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         at = at[end[at] - at > offset]
     if not left:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    code = np.unique(np.concatenate(left).astype(np.int64) * len(keys) + np.concatenate(right))
-    i, j = np.divmod(code, len(keys))
+    code = np.unique(np.concatenate(left).astype(np.int64) * n + np.concatenate(right))
+    i, j = np.divmod(code, n)
     keep = i != j
     return i[keep], j[keep]
 
 
-def shingle_hashes(text: str, size: int) -> np.ndarray:
-    """Sorted, distinct 62-bit hashes of the text's `size`-character shingles (the whole
-    text when it is shorter; none when blank). 62 bits: a key fits a BSON int64."""
-    return shingle_hashes_many([text], size)[0]
+def _ranges(firsts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions firsts[n] .. firsts[n] + lengths[n] - 1 of every n, in one array."""
+    ends = np.cumsum(lengths)
+    return np.repeat(firsts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
 
 
-def shingle_hashes_many(texts: Sequence[str], size: int) -> list[np.ndarray]:
+def _spans(weights: np.ndarray, budget: int) -> Iterator[tuple[int, int]]:
+    """Consecutive index ranges whose weights add up to about `budget` (one item at least)."""
+    total = np.cumsum(weights)
+    cuts = np.searchsorted(total, np.arange(budget, total[-1] if len(total) else 0, budget), side="right")
+    bounds = np.unique(np.concatenate([[0], cuts, [len(weights)]])).tolist()
+    return zip(bounds, bounds[1:])
+
+
+def shingle_hashes(text: str, size: int, wide: bool = True) -> np.ndarray:
+    """Sorted, distinct hashes of the text's `size`-character shingles (the whole text
+    when it is shorter; none when blank): 62 bits wide, so that a key fits a BSON int64,
+    else 32 (sets compared: a collision in a pair's few hundred shingles is a chance in
+    ten thousand, and half the memory)."""
+    return shingle_hashes_many([text], size, wide)[0]
+
+
+def shingle_hashes_many(texts: Sequence[str], size: int, wide: bool = True) -> list[np.ndarray]:
     """`shingle_hashes` of each text, hashed in one pass over all of them."""
     lengths = np.array([len(t) for t in texts], np.int64)
     codes = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
@@ -282,7 +326,8 @@ def shingle_hashes_many(texts: Sequence[str], size: int) -> list[np.ndarray]:
         shifted = np.zeros_like(codes)
         shifted[:max(len(codes) - i, 0)] = codes[i:]
         h = np.where(within, (h ^ shifted) * _M, h)
-    values, owners = _mix(h[start]) >> np.uint64(2), text_of[start]
+    values, owners = _mix(h[start]), text_of[start]
+    values = values >> np.uint64(2) if wide else (values >> np.uint64(32)).astype(np.uint32)
     order = np.lexsort((values, owners))
     values, owners = values[order], owners[order]
     new = np.ones(len(values), bool)

@@ -1,65 +1,62 @@
-"""The block index in MongoDB (seed 003 §2.2): one document per block value listing the
-fingerprints filed under it, and one document per row that journals every change before
-any block is touched, so that a row left half-filed is completed by the next run.
+"""The block index in MongoDB: a document per row, and the rows' keys filed in bucket
+documents (seed 003 §2.2's layout, with a bucket of the key where the paper has its 16-bit
+block value).
 
-pymongo stays in this module: callers see rows, fingerprints and `StoreError`.
+    rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
+                    "content": "<hash>", "keys": [<int64>, ...], "sketch": <bytes>,
+                    "fresh": [<int64>, ...]}
+    blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...]}
+    changes:       {"_id": "petition:7", "table": "petition", "row": 7}
 
-    blocks:       {"_id": "2:41233", "block": 2, "key": 41233, "pages": 1,
-                   "info": [{"hashcode": <int64>, "row": 7, "table": "petition"}, ...]}
-                  {"_id": "2:41233:1", "block": 2, "key": 41233, "page": 1, "info": [...]}
-    fingerprints: {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
-                   "content": "<hash>", "blocks": ["0:512", ...], "state": "filed",
-                   "op": "<this change>", "first_op": "<the change that created it>"}
-    sync:         {"_id": "sync", "writes": <n>}  (written journaled by `sync`)
+A row is one document, so every change of a row is one write, made whole or not at all:
+nothing is ever half-filed. A batch files the keys of every row in the bucket documents of
+its generation, one per `bucket_bits`-bit bucket of the key (`bucket_bits` sized by the
+batch so that a document lists tens of entries: the documents written stay about one per
+row and a fraction, however many keys a row has). A row written since (by `watch`, `add`
+or the next batch) lists its keys in `fresh`, which a sparse index finds: the append-only
+part that the next batch folds into its buckets. A lookup reads the buckets of its keys and
+the fresh rows with them (one round trip each), then the rows the buckets name (a third);
+an entry whose row no longer has that key (changed or removed since) is skipped.
 
-A block document holds at most `bucket_size` entries; more go to overflow pages
-`<block>:<n>`, which its `pages` counts. `blocks` lists every document that may hold the
-row's entries; `state` is "filing" or "removing" while a change is under way, and `op`
-names the change, so a writer that finds another's op on the row knows it lost a race.
-A lookup is one `find` by _id (plus one for overflow pages). Adding a new row is one
-request where the server has the bulkWrite command (MongoDB 8.0, SecantusDB: journal,
-entries and settling, in order), else three bulk_writes; a changed row takes three.
+Keys are opaque 63-bit integers: the store knows nothing of schemes. pymongo stays in this
+module: callers see `Record`s and `StoreError`.
 
-Both collections belong to a generation (results.py): a store follows the live one, and
-each write ends with a guard that matches only if that generation is still live and no
-batch started building meanwhile; if not, the write is made again where it now belongs.
-While a batch builds, each write also logs its row in `changes`, for the batch to replay.
+The buckets belong to a generation (results.py): a store reads the live one. While a batch
+builds, every write also logs its row in `changes`, for the batch to check again after its
+switch; each write ends with a guard that matches only if the pointer still says what the
+store read, else the write is made again, logged.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
+import numpy as np
 import pymongo
-from pymongo import DeleteOne, UpdateOne, WriteConcern
-from pymongo.errors import BulkWriteError, ClientBulkWriteException, DuplicateKeyError, PyMongoError
+from bson import Binary
+from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
+from pymongo.errors import PyMongoError
 
 from . import results
-from .blocks import BlockScheme
 from .config import ENV_MONGO_URI, Config, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
 
-BLOCKS, ROWS, SYNC = "blocks", "fingerprints", "sync"
-FILING, FILED, REMOVING = "filing", "filed", "removing"
-BUCKET_SIZE = 1000  # entries per block document (~60 kB); the rest go to overflow pages
-IN_IDS = 50  # ids per $in: SecantusDB's $in slows with the square of the list
-LOAD_CHUNK = 20_000  # rows per bulk load step; its new blocks are inserted whole (SecantusDB
-# inserts four times faster than it updates)
+ROWS, BLOCKS, SYNC = "rows", "blocks", "sync"
+IN_IDS = 50  # values per $in: SecantusDB's $in slows with the square of the list
+WRITE_CHUNK = 5_000  # row documents per bulk_write
+BUCKET_ENTRIES = 48  # entries a bucket document holds, on average, as the batch sizes them
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 # The heartbeat's socket timeout is connectTimeoutMS: a server busy with a big write for
 # longer (the embedded one shares this process) must not be declared down, which would
 # cancel the write in flight.
 HEARTBEAT_MS = 30_000
-DUPLICATE_KEY = 11000
-FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often (writes are
-# checked against it anyway, in the same request)
+FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often
+_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 
 class StoreError(RuntimeError):
@@ -76,53 +73,51 @@ def from_int64(value: int) -> int:
     return value & (1 << 64) - 1
 
 
-class Entry(NamedTuple):
-    """A fingerprint filed under a block, and the row it belongs to."""
+class Record(NamedTuple):
+    """What the store holds about one row: its fingerprint, the hash of its content, the
+    keys it is filed under, and its sketch (if the scheme keeps one)."""
 
     table: str
     row: Any
     fingerprint: int
-    block: str = ""  # the block it was found in: "<table index>:<key>"
-
-
-class Record(NamedTuple):
-    """What the store holds about one row."""
-
-    table: str
-    row: Any
-    fingerprint: int | None
     content: str
-    state: str
-    blocks: list[str]
+    keys: tuple[int, ...]
     sketch: bytes | None = None
 
 
-class Loaded(NamedTuple):
-    """What `load` did: how many rows it wrote, and the blocks it created that hold only
-    entries it wrote. A later writer to one of those blocks sees these rows when it looks
-    up after filing, so the pairs they make need no lookup of those blocks now."""
+class BlockStore(Protocol):
+    """Rows filed under opaque keys: what the checks, the worker and the batch need."""
 
-    written: int
-    created: frozenset[str]
-
-
-def block_id(table_index: int, key: int) -> str:
-    return f"{table_index}:{key}"
-
-
-def page_id(block: str, page: int) -> str:
-    """Page 0 is the block document itself."""
-    return f"{block}:{page}" if page else block
+    def lookup(self, table: str, keys: Iterable[int]) -> dict[Any, Record]: ...
+    def records(self, table: str, rows: Sequence) -> dict[Any, Record]: ...
+    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int: ...
+    def remove(self, table: str, rows: Sequence) -> int: ...
+    def sync(self) -> None: ...
 
 
 def row_key(table: str, row: Any) -> str:
     return f"{table}:{row}"
 
 
+def buckets(keys: np.ndarray, bits: int) -> np.ndarray:
+    """The bucket of each key: the top `bits` bits of a mix of it (keys from any scheme,
+    spread evenly)."""
+    h = np.asarray(keys, dtype=np.uint64)
+    h = (h ^ (h >> np.uint64(30))) * _MIX[0]
+    h = (h ^ (h >> np.uint64(27))) * _MIX[1]
+    h ^= h >> np.uint64(31)
+    return (h >> np.uint64(64 - bits)).astype(np.int64) if bits else np.zeros(len(h), np.int64)
+
+
+def bucket_bits(entries: int) -> int:
+    """Bits of bucket for a table of this many (row, key) entries: BUCKET_ENTRIES a document."""
+    return max(1, int(np.ceil(np.log2(max(entries, 1) / BUCKET_ENTRIES)))) if entries else 0
+
+
 def ensure_indexes(db: Any) -> None:
-    """Create the indexes the store needs (repair finds unfinished rows by state);
-    idempotent, so it runs on every start and from `migrate`."""
-    db[ROWS].create_index("state")
+    """Create the indexes the store needs (the sparse index of rows filed since the
+    buckets were built); idempotent, so it runs on every start and from `migrate`."""
+    db[ROWS].create_index("fresh", sparse=True)
 
 
 @contextmanager
@@ -136,7 +131,7 @@ def open_store(config: Config) -> Iterator[MongoStore]:
         with _errors(where):
             db = client[config.store.database]
             ensure_indexes(db)
-            store = MongoStore(db, config.block_scheme(), where=where)
+            store = MongoStore(db, where=where)
         yield store
 
 
@@ -177,8 +172,8 @@ def _errors(where: str) -> Iterator[None]:
     try:
         yield
     except PyMongoError as e:
-        raise StoreError(f"MongoDB at {where}: {_reason(e)}; a row left half-filed is "
-                         f"completed when it is added again or on the next `add` run") from None
+        raise StoreError(f"MongoDB at {where}: {_reason(e)}; a row is written whole or not at "
+                         f"all: run the command again once MongoDB answers") from None
 
 
 def _reason(error: Exception) -> str:
@@ -187,147 +182,150 @@ def _reason(error: Exception) -> str:
 
 
 class MongoStore:
-    """The block index in one MongoDB database: rows filed under the keys given, else under
-    the keys of their fingerprint in the block `scheme`."""
+    """The block index in one MongoDB database, following its live generation."""
 
-    def __init__(self, db: Any, scheme: BlockScheme, *, generation: str | None = None,
-                 bucket_size: int = BUCKET_SIZE, one_request: bool | None = None, where: str = ""):
-        """`generation` None follows the live generation; a run id writes that one only."""
-        self.db, self.scheme, self.bucket_size = db, scheme, bucket_size
-        self.follows = generation is None
+    def __init__(self, db: Any, where: str = ""):
+        self.db = db
+        self.rows = db[ROWS]
         self.where = where or f"database {db.name}"
         with _errors(self.where):
-            self.one_request = _has_bulk_write_command(db.client) if one_request is None else one_request
-            self._use(results.pointer(db) if self.follows else {"run": generation, "building": None})
-
-    def aside(self, run: str) -> MongoStore:
-        """A store of the generation a batch run builds aside, indexed like the live one."""
-        store = MongoStore(self.db, self.scheme, generation=run, bucket_size=self.bucket_size,
-                           one_request=self.one_request, where=self.where)
-        with _errors(self.where):
-            store.rows.create_index("state")
-        return store
+            self._use(results.pointer(db))
 
     # -- following the live generation
 
     def _use(self, live: dict) -> None:
         self.generation, self.building = live["run"], live.get("building")
+        self.bucket_bits = live.get("bucket_bits", 0)
         self.blocks = self.db[results.named(BLOCKS, self.generation)]
-        self.rows = self.db[results.named(ROWS, self.generation)]
         self._read_at = time.monotonic()
 
     def _follow(self, now: bool = False) -> None:
-        if self.follows and (now or time.monotonic() - self._read_at > FOLLOW_S):
+        if now or time.monotonic() - self._read_at > FOLLOW_S:
             self._use(results.pointer(self.db))
 
-    def _guard(self, table: str, rows: list) -> list[_Op]:
-        """Ops that end a write: log its rows while a batch builds, then match the pointer
-        only if it still says what this store read (see `_moved`)."""
-        if not self.follows:
-            return []
-        log = [_Op(results.CHANGES, {"_id": row_key(table, row)}, {"$set": {"table": table, "row": row}},
-                   upsert=True) for row in rows] if self.building else []
-        same = {"_id": results.LIVE, "run": self.generation, "building": self.building}
-        return log + [_Op(results.RUNS, same, {"$set": {"run": self.generation}})]
-
-    def _moved(self, done: list[_Result]) -> bool:
-        """Whether the guard that ended a write missed: the write must be made again."""
-        if not self.follows or done[-1].matched == 1:
-            return False
-        self._follow(now=True)
-        return True
+    def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True) -> None:
+        """Run a write's ops on the rows, then log the rows while a batch builds (unless the
+        batch writes them), ended by a guard that matches only if the pointer still says
+        what this store read; if not, the pointer moved meanwhile: read it again and make
+        the write again."""
+        while True:
+            if ops:
+                self.rows.bulk_write(ops, ordered=True)
+            if self.building and log:
+                self.db[results.CHANGES].bulk_write([UpdateOne(
+                    {"_id": row_key(table, row)}, {"$set": {"table": table, "row": row}}, upsert=True)
+                    for row in rows])
+            same = {"_id": results.LIVE, "run": self.generation, "building": self.building}
+            if self.db[results.RUNS].update_one(same, {"$set": {"run": self.generation}}).matched_count:
+                return
+            self._follow(now=True)
 
     # -- reading
 
-    def lookup(self, keys: Iterable[tuple[int, int]]) -> Iterator[list[Entry]]:
-        """Entries filed under these keys: those of the block documents first (one round
-        trip), then those of their overflow pages (a second, only for overfull blocks)."""
+    def lookup(self, table: str, keys: Iterable[int]) -> dict[Any, Record]:
+        """Every row of `table` filed under one of these keys, as it is now."""
+        keys = sorted({to_int64(k) for k in keys})
         with _errors(self.where):
             self._follow()
-            docs = self._find(self.blocks, [block_id(t, k) for t, k in keys], {"info": 1, "pages": 1})
-            yield _entries(docs)
-            pages = [page_id(d["_id"], n) for d in docs for n in range(1, d.get("pages", 0) + 1)]
-            if pages:
-                yield _entries(self._find(self.blocks, pages, {"info": 1}))
+            found = {d["row"]: _record(d) for d in self._find("fresh", keys, table)}
+            named = self._in_buckets(keys) - found.keys()
+            wanted = set(keys)
+            for row, record in self.records(table, sorted(named, key=str)).items():
+                if wanted.intersection(to_int64(k) for k in record.keys):
+                    found[row] = record
+        return found
 
-    def sketches(self, table: str, rows: list) -> dict[Any, tuple[bytes | None, list[str]]]:
-        """The sketch (if any) and the blocks filed with each of these rows: one round trip
-        per IN_IDS rows."""
+    def _in_buckets(self, keys: list[int]) -> set:
+        """The rows the live buckets file under these keys (some perhaps since changed)."""
+        if not self.bucket_bits:
+            return set()
+        wanted = np.array(keys, np.int64)
+        ids = sorted(set(buckets(wanted.view(np.uint64), self.bucket_bits).tolist()))
+        rows = set()
+        for start in range(0, len(ids), IN_IDS):
+            for doc in self.blocks.find({"_id": {"$in": ids[start:start + IN_IDS]}}):
+                filed = np.frombuffer(doc["keys"], np.int64)
+                rows.update(doc["rows"][n] for n in np.flatnonzero(np.isin(filed, wanted)).tolist())
+        return rows
+
+    def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
+        """What the store holds about these rows (those it holds)."""
         with _errors(self.where):
-            docs = self._find(self.rows, [row_key(table, r) for r in rows], {"row": 1, "sketch": 1, "keys": 1})
-        return {d["row"]: (d.get("sketch"), d.get("keys", [])) for d in docs}
+            ids = [row_key(table, r) for r in rows]
+            return {d["row"]: _record(d) for d in self._find("_id", ids)}
 
-    def get(self, table: str, row: Any) -> Record | None:
-        return self.records(table, [row]).get(row)
+    def _find(self, field: str, values: list, table: str | None = None) -> Iterator[dict]:
+        """Row documents (of `table`) whose `field` is one of `values`, IN_IDS at a time."""
+        for start in range(0, len(values), IN_IDS):
+            for doc in self.rows.find({field: {"$in": values[start:start + IN_IDS]}}, {"fresh": 0}):
+                if table is None or doc["table"] == table:
+                    yield doc
 
-    def records(self, table: str, rows: list) -> dict[Any, Record]:
-        """What the store holds about these rows (those it holds): one round trip per
-        IN_IDS rows."""
+    def stored(self, table: str) -> Iterator[tuple[Any, str, bool]]:
+        """(row, content hash, whether it is fresh) of every row of `table`, for a batch to
+        see what changed."""
         with _errors(self.where):
-            self._follow()
-            docs = self._find(self.rows, [row_key(table, r) for r in rows], {"keys": 0})
-        return {d["row"]: _record(d) for d in docs}
+            for doc in self.rows.find({"table": table}, {"row": 1, "content": 1, "fresh": 1}):
+                yield doc["row"], doc["content"], bool(doc.get("fresh"))
 
     # -- writing
 
-    def file(self, table: str, row: Any, fingerprint: int, content: str = "",
-             keys: list[tuple[int, int]] | None = None, sketch: bytes | None = None) -> None:
-        """File a row under the keys of its fingerprint; a row filed before leaves every
-        block of its old fingerprint. Filing the same row again changes nothing. A new
-        row is one request: journal, entries and settling in one bulkWrite. `keys` (else the
-        scheme's keys of the fingerprint) and `sketch` come from a scheme that needs them."""
-        ids = self._block_ids(fingerprint) if keys is None else [block_id(t, k) for t, k in keys]
-        self._file(table, row, fingerprint, content, ids, sketch)
-
-    def _file(self, table: str, row: Any, fingerprint: int, content: str, ids: list[str],
-              sketch: bytes | None) -> None:
+    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int:
+        """File rows, each replacing what the store held of it; `fresh` unless the buckets
+        about to go live hold its keys (a batch filing new rows); a `batch` writing them
+        does not log them for itself. Returns how many."""
+        written = 0
         with _errors(self.where):
-            self._follow()
-            key, op = row_key(table, row), _nonce()
-            entry = _entry(table, row, fingerprint)
-            ops = [self._journal(key, self._row_doc(table, row, fingerprint, content, op, ids, sketch))]
-            ops += [self._entry_op(block, [(key, entry)]) for block in ids]
-            ops.append(_Op(ROWS, {"_id": key, "op": op, "first_op": op}, {"$set": {"state": FILED}}))
-            done = self._execute(ops + self._guard(table, [row]))
-            if self._moved(done):
-                return self._file(table, row, fingerprint, content, ids, sketch)
-            if not done[0].upserted:  # filed before: clear what older fingerprints left
-                self._reconcile([key], op)
-            elif done[len(ops) - 1].matched != 1:  # another writer took the row meanwhile
-                self._take_over([(table, row, ids)])
-
-    def file_many(self, table: str, rows: Iterable[tuple]) -> int:
-        """File (row id, fingerprint, content hash[, keys, sketch]), as `file` takes them,
-        LOAD_CHUNK at a time: new rows and new blocks are inserted whole, rows filed before
-        go through `file`, skipped if their fingerprint is unchanged. Returns how many rows
-        were written."""
-        return self.load(table, rows).written
-
-    def load(self, table: str, rows: Iterable[tuple]) -> Loaded:
-        """`file_many`, also telling which blocks it created (see `Loaded`)."""
-        written, created, moved = 0, set(), False
-        with _errors(self.where):
-            for chunk in _batched(rows, LOAD_CHUNK):
+            for chunk in _batched(records, WRITE_CHUNK):
                 self._follow()
-                count, made, touched = self._load(table, chunk)
-                while self._moved(self._execute(self._guard(table, [item[0] for item in chunk]))):
-                    moved = True  # rows of earlier chunks are in the generation left behind
-                    count, made, touched = self._load(table, chunk)
-                written += count
-                created = (created - touched) | made
-        return Loaded(written, frozenset() if moved else frozenset(created))
+                by_table: dict[str, list[Record]] = {}
+                for record in chunk:
+                    by_table.setdefault(record.table, []).append(record)
+                for table, group in by_table.items():
+                    self._guarded(table, [r.row for r in group], [ReplaceOne(
+                        {"_id": row_key(table, r.row)}, _document(r, fresh), upsert=True) for r in group],
+                        log=not batch)
+                written += len(chunk)
+        return written
 
-    def remove(self, table: str, row: Any) -> bool:
-        """Take a row out of every block; False if it was not filed."""
+    def remove(self, table: str, rows: Sequence) -> int:
+        """Forget these rows; returns how many were filed."""
         with _errors(self.where):
             self._follow()
-            key, op = row_key(table, row), _nonce()
-            found = self.rows.update_one({"_id": key}, {"$set": {"state": REMOVING, "op": op}}).matched_count
-            if found:
-                self._reconcile([key], op)
-            if self._moved(self._execute(self._guard(table, [row]))):
-                return self.remove(table, row)
-            return bool(found)
+            held = self.records(table, rows)
+            self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows if r in held])
+        return len(held)
+
+    def fold(self, table: str, bucketed: Iterable[tuple[Any, str]]) -> int:
+        """Rows (row, content hash) that the live buckets now hold as they are stored: no
+        longer fresh. A row changed since keeps `fresh` (its content differs)."""
+        done = 0
+        with _errors(self.where):
+            for chunk in _batched(bucketed, WRITE_CHUNK):
+                done += self.rows.bulk_write([UpdateOne(
+                    {"_id": row_key(table, row), "content": content}, {"$unset": {"fresh": ""}})
+                    for row, content in chunk], ordered=False).modified_count
+        return done
+
+    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence) -> int:
+        """File each (key, row) in run's bucket documents, inserted whole; keys are unsigned
+        64-bit, rows a list beside them. Returns the documents written."""
+        target = self.db[results.named(BLOCKS, run)]
+        with _errors(self.where):
+            target.drop()
+            bucket = buckets(keys, bits)
+            order = np.argsort(bucket, kind="stable")
+            bucket, signed = bucket[order], keys.view(np.int64)[order]
+            bounds = np.flatnonzero(np.diff(bucket)) + 1
+            starts, ends = np.concatenate(([0], bounds)), np.concatenate((bounds, [len(bucket)]))
+            written = 0
+            for lo in range(0, len(starts), WRITE_CHUNK):
+                docs = [{"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()),
+                         "rows": [rows[n] for n in order[s:e].tolist()]}
+                        for s, e in zip(starts[lo:lo + WRITE_CHUNK].tolist(), ends[lo:lo + WRITE_CHUNK].tolist())]
+                target.insert_many(docs, ordered=False)
+                written += len(docs)
+        return written
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
@@ -339,358 +337,45 @@ class MongoStore:
             self.db[SYNC].with_options(write_concern=WriteConcern(w=1, j=True)).update_one(
                 {"_id": SYNC}, {"$inc": {"writes": 1}}, upsert=True)
 
-    def repair(self) -> int:
-        """Complete every change a killed process or a lost connection left half done;
-        returns how many rows needed it."""
-        with _errors(self.where):
-            self._follow()
-            pending = list(self.rows.find({"state": {"$in": [FILING, REMOVING]}}, {"op": 1}))
-            if not pending:
-                return 0
-            op = _nonce()
-            self._execute([_Op(ROWS, {"_id": d["_id"], "op": d["op"]}, {"$set": {"op": op}})
-                           for d in pending])
-            self._reconcile([d["_id"] for d in pending], op)
-            return len(pending)
 
-    # -- the parts of a change
+class MemoryStore:
+    """The same store in a dict, for fast unit tests of what uses one: no buckets, every
+    row fresh."""
 
-    def _block_ids(self, fingerprint: int) -> list[str]:
-        return [block_id(t, k) for t, k in self.scheme.keys(fingerprint)]
+    def __init__(self) -> None:
+        self.held: dict[tuple[str, Any], Record] = {}
 
-    @staticmethod
-    def _row_doc(table: str, row: Any, fingerprint: int, content: str, op: str, ids: list[str],
-                 sketch: bytes | None) -> dict:
-        doc = {"table": table, "row": row, "fingerprint": to_int64(fingerprint), "content": content,
-               "state": FILING, "op": op, "keys": ids}
-        return doc if sketch is None else {**doc, "sketch": sketch}
+    def lookup(self, table: str, keys: Iterable[int]) -> dict[Any, Record]:
+        wanted = set(keys)
+        return {r.row: r for (t, _), r in self.held.items() if t == table and wanted.intersection(r.keys)}
 
-    def _current_blocks(self, doc: dict) -> list[str]:
-        """The blocks a row's journal says it belongs in now."""
-        return doc["keys"] if "keys" in doc else self._block_ids(from_int64(doc["fingerprint"]))
+    def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
+        return {row: self.held[table, row] for row in rows if (table, row) in self.held}
 
-    def _journal(self, key: str, doc: dict) -> _Op:
-        """Record what the row becomes, and every block it is about to enter, before any
-        block is written: whatever happens next, the journal says what to complete."""
-        return _Op(ROWS, {"_id": key}, {
-            "$set": doc, "$addToSet": {"blocks": {"$each": doc["keys"]}},
-            "$setOnInsert": {"first_op": doc["op"]}}, upsert=True)
+    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int:
+        records = list(records)
+        self.held.update(((r.table, r.row), r) for r in records)
+        return len(records)
 
-    def _entry_op(self, block: str, entries: list[tuple[str, dict]], page: int = 0) -> _Op:
-        """Add (row key, entry) pairs, at most bucket_size, to a page of a block if it has
-        room for them; else the upsert fails on the _id, and `_execute` calls `_append`."""
-        has_room = {f"info.{self.bucket_size - len(entries)}": {"$exists": False}}
-        fields = {**_block_fields(block), **({"page": page} if page else {})}
-        add = {"$addToSet": {"info": {"$each": [e for _, e in entries]}}, "$setOnInsert": fields}
-        return _Op(BLOCKS, {"_id": page_id(block, page), **has_room}, add, upsert=True,
-                   block=block, entries=entries)
+    def remove(self, table: str, rows: Sequence) -> int:
+        return sum(self.held.pop((table, row), None) is not None for row in rows)
 
-    def _reconcile(self, keys: list[str], op: str, attempts: int = 3) -> None:
-        """Make the blocks agree with the journal of each row still under `op`: pull what
-        older fingerprints left, file the current one, settle (or delete) the journal."""
-        ops, settles = [], []
-        for doc in self._find(self.rows, keys):
-            if doc["op"] != op:
-                continue  # a later writer owns the row now
-            ops += self._cleanup(doc)
-            settles.append((len(ops), doc))
-            ops.append(self._settle(doc, op))
-        results = self._execute(ops)
-        lost = [(doc["table"], doc["row"], doc["blocks"]) for i, doc in settles if results[i].matched != 1]
-        if lost and attempts:
-            self._take_over(lost, attempts - 1)
-
-    def _cleanup(self, doc: dict) -> list[_Op]:
-        stale: dict[str, Any] = {"table": doc["table"], "row": doc["row"]}
-        if doc["state"] == REMOVING:
-            return [_Op(BLOCKS, {"_id": b}, {"$pull": {"info": stale}}) for b in doc["blocks"]]
-        stale["hashcode"] = {"$ne": doc["fingerprint"]}
-        fingerprint = from_int64(doc["fingerprint"])
-        entry = [(doc["_id"], _entry(doc["table"], doc["row"], fingerprint))]
-        return ([_Op(BLOCKS, {"_id": b}, {"$pull": {"info": stale}}) for b in doc["blocks"]]
-                + [self._entry_op(b, entry) for b in self._current_blocks(doc)])
-
-    def _settle(self, doc: dict, op: str) -> _Op:
-        if doc["state"] == REMOVING:
-            return _Op(ROWS, {"_id": doc["_id"], "op": op})
-        current = set(self._current_blocks(doc))
-        left = [b for b in doc["blocks"] if _block_of(b) not in current]
-        return _Op(ROWS, {"_id": doc["_id"], "op": op},
-                   {"$set": {"state": FILED}, **({"$pullAll": {"blocks": left}} if left else {})})
-
-    def _take_over(self, touched: list[tuple[str, Any, list[str]]], attempts: int = 2) -> None:
-        """Another writer changed these rows while this one wrote to their blocks: journal
-        the blocks this one touched (with their pages), then reconcile under a new op."""
-        op = _nonce()
-        for table, row, blocks in touched:
-            key, ids = row_key(table, row), self._with_pages(blocks)
-            touch = {"$addToSet": {"blocks": {"$each": ids}}}
-            if not self.rows.update_one({"_id": key, "state": FILED},
-                                        {"$set": {"state": FILING, "op": op}, **touch}).matched_count:
-                self.rows.update_one({"_id": key}, {  # pending already, or removed (then: remove again)
-                    "$set": {"op": op}, **touch,
-                    "$setOnInsert": {"table": table, "row": row, "state": REMOVING}}, upsert=True)
-        self._reconcile([row_key(table, row) for table, row, _ in touched], op, attempts)
-
-    def _with_pages(self, blocks: list[str]) -> list[str]:
-        firsts = self._find(self.blocks, sorted({_block_of(b) for b in blocks}), {"pages": 1})
-        pages = {page_id(d["_id"], n) for d in firsts for n in range(1, d.get("pages", 0) + 1)}
-        return sorted(set(blocks) | pages)
-
-    def _append(self, block: str, entries: list[tuple[str, dict]]) -> None:
-        """File entries in a block however full: into its last page while there is room,
-        then into new pages, each journaled in the rows first and counted in `pages` before
-        it is written, so no lookup or repair ever misses it. Entries present are skipped."""
-        first = self.blocks.find_one({"_id": block}, {"info": 1, "pages": 1}) or {}
-        last = first.get("pages", 0)
-        pages = self._find(self.blocks, [page_id(block, n) for n in range(1, last + 1)],
-                           {"info": 1, "page": 1})
-        info = {0: first.get("info", []), **{d["page"]: d["info"] for d in pages}}
-        present = [e for entries_of_page in info.values() for e in entries_of_page]
-        todo = [(key, e) for key, e in entries if e not in present]
-        page = last
-        while todo:
-            room = self.bucket_size - len(info.get(page, []))
-            if room <= 0:
-                page += 1
-                continue
-            chunk, pid = todo[:room], page_id(block, page)
-            if page:
-                journal = {"$addToSet": {"blocks": pid}}
-                self.rows.bulk_write([UpdateOne({"_id": key}, journal) for key, _ in chunk])
-                self.blocks.update_one({"_id": block}, {"$max": {"pages": page}})
-            op = self._entry_op(block, chunk, page)
-            try:
-                self.blocks.update_one(op.filter, op.update, upsert=True)
-            except DuplicateKeyError:  # another writer filled the page meanwhile
-                info[page] = (self.blocks.find_one({"_id": pid}, {"info": 1}) or {}).get("info", [])
-                continue
-            info.setdefault(page, []).extend(e for _, e in chunk)
-            todo = todo[room:]
-
-    def _load(self, table: str, chunk: list[tuple[Any, int, str]]) -> tuple[int, set[str], set[str]]:
-        """One step of `load`: journal the new rows (insert_many), file them in their
-        blocks, settle them with one update; rows that exist go through `_refile`. Returns
-        how many rows were written, the blocks created holding only their entries, and
-        every block the chunk's rows are filed in."""
-        op, docs = _nonce(), {}
-        # A generation built aside has one writer, and is dropped whole if it dies: its
-        # rows need no journal, and are written filed.
-        state = FILING if self.follows else FILED
-        for row, fp, content, *extra in chunk:
-            keys, sketch = extra or (None, None)
-            key, ids = row_key(table, row), self._block_ids(fp) if keys is None else [block_id(*k) for k in keys]
-            docs[key] = {"_id": key, **self._row_doc(table, row, fp, content, op, ids, sketch),
-                         "state": state, "blocks": ids, "first_op": op}
-        old = self._insert(self.rows, list(docs.values()))
-        new = [doc for key, doc in docs.items() if key not in old]
-        created = self._insert_blocks(new)
-        shared = [docs[key] for key in old]  # written to by `file` below: not ours alone
-        if self.follows:
-            settle = self.rows.update_many({"state": FILING, "op": op}, {"$set": {"state": FILED}})
-            if settle.modified_count < len(new):  # another writer took some of these rows meanwhile
-                now = self._find(self.rows, [d["_id"] for d in new], {"op": 1})
-                ours = {d["_id"] for d in now if d["op"] == op}
-                taken = [d for d in new if d["_id"] not in ours]
-                self._take_over([(d["table"], d["row"], d["blocks"]) for d in taken])
-                shared += taken
-        written = len(new) + self._refile([docs[key] for key in old])
-        touched = {b for d in docs.values() for b in d["blocks"]}
-        return written, created - {b for d in shared for b in d["blocks"]}, touched
-
-    def _insert_blocks(self, rows: list[dict]) -> set[str]:
-        """File new rows: whole block documents where the block is new; entry ops for the
-        rest (blocks that exist, and entries beyond a document's size). Returns the blocks
-        created whole."""
-        grouped: dict[str, list[tuple[str, dict]]] = {}
-        for doc in rows:
-            entry = _entry(doc["table"], doc["row"], from_int64(doc["fingerprint"]))
-            for block in doc["blocks"]:
-                grouped.setdefault(block, []).append((doc["_id"], entry))
-        size = self.bucket_size
-        whole = [{"_id": b, **_block_fields(b), "info": [e for _, e in items[:size]]}
-                 for b, items in grouped.items()]
-        existing = self._insert(self.blocks, whole)
-        rests = {b: items if b in existing else items[size:] for b, items in grouped.items()}
-        self._execute([self._entry_op(b, rest[i:i + size]) for b, rest in rests.items()
-                       for i in range(0, len(rest), size)])
-        return {b for b, rest in rests.items() if not rest}
-
-    def _refile(self, docs: list[dict]) -> int:
-        """Rows that were in the store already: file those whose fingerprint changed (or
-        whose last change was not completed)."""
-        stored = {d["_id"]: (d.get("fingerprint"), d["state"])
-                  for d in self._find(self.rows, [d["_id"] for d in docs], {"fingerprint": 1, "state": 1})}
-        changed = [d for d in docs if stored.get(d["_id"]) != (d["fingerprint"], FILED)]
-        for d in changed:
-            self._file(d["table"], d["row"], from_int64(d["fingerprint"]), d["content"], d["keys"], d.get("sketch"))
-        return len(changed)
-
-    # -- running writes
-
-    def _execute(self, ops: list[_Op]) -> list[_Result]:
-        """Run ops in order; an entry that meets a full block is filed by `_append`, and
-        the ops after it resumed."""
-        out: list[_Result] = []
-        while len(out) < len(ops):
-            done, failed = self._run(ops[len(out):])
-            out += done
-            if failed is not None:
-                op = ops[len(out)]
-                self._append(op.block, op.entries)
-                out.append(_Result(1, False))
-        return out
-
-    def _run(self, ops: list[_Op]) -> tuple[list[_Result], int | None]:
-        """Run ops in order until one meets a full block; its index (else None). Ops on one
-        collection go as one bulk_write: one round trip either way, and SecantusDB runs a
-        collection's update command faster per op than bulkWrite."""
-        several = len({op.collection for op in ops}) > 1
-        return self._run_one_request(ops) if self.one_request and several else self._run_per_collection(ops)
-
-    def _run_one_request(self, ops: list[_Op]) -> tuple[list[_Result], int | None]:
-        """All ops in one bulkWrite command (MongoDB 8.0): one round trip, in order."""
-        models = [op.model(f"{self.db.name}.{self._named(op.collection)}") for op in ops]
-        try:
-            result, failed = self.db.client.bulk_write(models, verbose_results=True), None
-        except ClientBulkWriteException as e:
-            error = e.write_errors[0] if e.write_errors else None
-            if e.error is not None or error is None or not _full(ops[error["idx"]], error):
-                raise
-            result, failed = e.partial_result, error["idx"]
-        per_op = {**result.update_results, **result.delete_results} if result else {}
-        count = len(ops) if failed is None else failed
-        return [_result(per_op.get(i)) for i in range(count)], failed
-
-    def _run_per_collection(self, ops: list[_Op]) -> tuple[list[_Result], int | None]:
-        """Without bulkWrite (MongoDB before 8.0, mongomock): one ordered bulk_write per
-        run of ops on the same collection."""
-        results: list[_Result] = []
-        for start, end in _runs(ops):
-            group = ops[start:end]
-            try:
-                raw = self.db[self._named(group[0].collection)].bulk_write([op.model() for op in group]).bulk_api_result
-                failed = None
-            except BulkWriteError as e:
-                raw, error = e.details, e.details["writeErrors"][0]
-                if not _full(group[error["index"]], error):
-                    raise
-                failed = start + error["index"]
-            results += _group_results(raw, (end if failed is None else failed) - start, failed is None)
-            if failed is not None:
-                return results, failed
-        return results, None
-
-    def _named(self, collection: str) -> str:
-        """The collection an op names, in this store's generation."""
-        return {BLOCKS: self.blocks.name, ROWS: self.rows.name}.get(collection, collection)
-
-    def _find(self, collection: Any, ids: list, projection: dict | None = None) -> list[dict]:
-        """Documents by _id, IN_IDS ids per query."""
-        return [doc for start in range(0, len(ids), IN_IDS)
-                for doc in collection.find({"_id": {"$in": ids[start:start + IN_IDS]}}, projection)]
-
-    @staticmethod
-    def _insert(collection: Any, docs: list[dict]) -> set:
-        """Insert documents; returns the _ids of those that were there already."""
-        if not docs:
-            return set()
-        try:
-            collection.insert_many(docs, ordered=False)
-        except BulkWriteError as e:
-            errors = e.details["writeErrors"]
-            if any(error["code"] != DUPLICATE_KEY for error in errors):
-                raise
-            return {docs[error["index"]]["_id"] for error in errors}
-        return set()
+    def sync(self) -> None:
+        pass
 
 
-@dataclass
-class _Op:
-    """One write, kept free of pymongo's request shape until it runs: an update, or a
-    delete when `update` is None. An entry op names its block and entries for `_append`."""
-
-    collection: str
-    filter: dict
-    update: dict | None = None
-    upsert: bool = False
-    block: str | None = None
-    entries: list[tuple[str, dict]] = field(default_factory=list)
-
-    def model(self, namespace: str | None = None) -> UpdateOne | DeleteOne:
-        where = {"namespace": namespace} if namespace else {}
-        if self.update is None:
-            return DeleteOne(self.filter, **where)
-        return UpdateOne(self.filter, self.update, upsert=self.upsert, **where)
-
-
-class _Result(NamedTuple):
-    matched: int | None  # None: not known (a failed or mixed per-collection group)
-    upserted: bool
-
-
-def _result(raw: Any) -> _Result:
-    if raw is None:
-        return _Result(None, False)
-    if hasattr(raw, "deleted_count"):
-        return _Result(raw.deleted_count, False)
-    return _Result(raw.matched_count, raw.upserted_id is not None)
-
-
-def _group_results(raw: dict, count: int, complete: bool) -> list[_Result]:
-    """Per-op results of a bulk_write, which reports totals: every op that did not upsert
-    matched one document when the totals add up, else unknown."""
-    upserted = {u["index"] for u in raw.get("upserted", [])}
-    exact = complete and raw.get("nMatched", 0) + raw.get("nRemoved", 0) + len(upserted) == count
-    return [_Result(1 if exact else None, i in upserted) for i in range(count)]
-
-
-def _runs(ops: list[_Op]) -> Iterator[tuple[int, int]]:
-    start = 0
-    for i in range(1, len(ops) + 1):
-        if i == len(ops) or ops[i].collection != ops[start].collection:
-            yield start, i
-            start = i
-
-
-def _full(op: _Op, error: dict) -> bool:
-    """The write error of an entry op whose block had no room."""
-    return op.block is not None and error.get("code") == DUPLICATE_KEY
-
-
-def _has_bulk_write_command(client: Any) -> bool:
-    """MongoDB 8.0 (and SecantusDB) run writes to several collections as one command."""
-    return (isinstance(client, pymongo.MongoClient) and hasattr(client, "bulk_write")
-            and client.server_info()["versionArray"][0] >= 8)
-
-
-def _entry(table: str, row: Any, fingerprint: int) -> dict:
-    return {"hashcode": to_int64(fingerprint), "row": row, "table": table}
+def _document(record: Record, fresh: bool) -> dict:
+    keys = [to_int64(k) for k in record.keys]
+    doc = {"table": record.table, "row": record.row, "fingerprint": to_int64(record.fingerprint),
+           "content": record.content, "keys": keys}
+    if record.sketch is not None:
+        doc["sketch"] = Binary(record.sketch)
+    return {**doc, "fresh": keys} if fresh else doc
 
 
 def _record(doc: dict) -> Record:
-    fingerprint = doc.get("fingerprint")
-    return Record(doc["table"], doc["row"], None if fingerprint is None else from_int64(fingerprint),
-                  doc.get("content", ""), doc["state"], doc["blocks"], doc.get("sketch"))
-
-
-def _entries(docs: list[dict]) -> list[Entry]:
-    return [Entry(e["table"], e["row"], from_int64(e["hashcode"]), _block_of(d["_id"]))
-            for d in docs for e in d.get("info", ())]
-
-
-def _block_of(doc_id: str) -> str:
-    """The block of a block document or of one of its pages."""
-    return ":".join(doc_id.split(":")[:2])
-
-
-def _block_fields(block: str) -> dict:
-    table_index, key = block.split(":")[:2]
-    return {"block": int(table_index), "key": int(key)}
-
-
-def _nonce() -> str:
-    return os.urandom(8).hex()
+    return Record(doc["table"], doc["row"], from_int64(doc["fingerprint"]), doc["content"],
+                  tuple(from_int64(k) for k in doc["keys"]), None if doc.get("sketch") is None else bytes(doc["sketch"]))
 
 
 def _batched(items: Iterable, size: int) -> Iterator[list]:

@@ -43,7 +43,6 @@ from .config import Config, mask_url
 from .corroboration import corroborated
 from .incremental import Incremental, open_incremental
 from .source import SourceError, SqlSource
-from .store import REMOVING, Loaded
 
 log = logging.getLogger("dedup_pipeline.watch")
 
@@ -100,9 +99,6 @@ def watch(config: Config, settings: WatchSettings, handle_signals: bool = True) 
     with SqlSource(config) as source:
         worker_tables = tables(source)
         with open_incremental(config) as index:
-            repaired = index.repair()
-            if repaired:
-                log.info("completed %d row(s) a killed process left half-filed", repaired)
             worker = Worker(config, settings, source, index, worker_tables)
             previous = worker.handle_signals() if handle_signals else {}
             log.info("watching %s in %s as %s (batch size %d, poll %.3f s)", config.source.table,
@@ -239,24 +235,23 @@ class Worker:
         absent = [i for i in row_ids if i not in present]
         linked = self._linked_through(conn, row_ids)
         # Before filing: a pair another worker writes after this, from a lookup that saw
-        # these rows filed, is not this batch's to delete (its own lookup may not see that
-        # pair: it skips the blocks it created).
+        # these rows filed, is not this batch's to delete.
         matchtable.forget_rows(conn, self.matches, row_ids)
-        probes, loaded = self._file(present)
-        removed = sum(self.index.remove(i) for i in absent)
-        found = self.index.pairs_many(probes, loaded.created)
+        probes, added = self._file(present)
+        removed = self.index.store.remove(self.index.table, absent) if absent else 0
+        found = self.index.pairs_many(probes)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
         matched = self._recheck(conn, found, probes)
         self._unlink(conn, linked, found)
         self.index.store.sync()  # before the entries are marked done: a MongoDB crash loses nothing
-        return Tally(rows=len(row_ids), added=loaded.written, removed=removed, matched=matched)
+        return Tally(rows=len(row_ids), added=added, removed=removed, matched=matched)
 
-    def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], Loaded]:
+    def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], int]:
         """Probe rows together and file them; unchanged rows are skipped. Returns their
-        probes (what the scheme compares them by) and what the filing did."""
+        probes (what the scheme compares them by) and how many were written."""
         if not rows:
-            return {}, Loaded(0, frozenset())
+            return {}, 0
         ids = list(rows)
         probes = dict(zip(ids, self.index.scheme.probes([rows[i] for i in ids])))
         return probes, self.index.file_many((i, rows[i], probes[i]) for i in ids)
@@ -266,7 +261,7 @@ class Worker:
         worker may have changed or removed it after the lookup, and cleared its matches
         before this transaction wrote the pair. Returns the pairs kept."""
         scheme = self.index.scheme
-        now = {**self._current({r for pair in found for r in pair if r not in probes}), **probes}
+        now = {**self.index.current({r for pair in found for r in pair if r not in probes}), **probes}
         stale, moved = [], []
         for (a, b), distance in found.items():
             if a in probes and b in probes:
@@ -303,7 +298,7 @@ class Worker:
             return
         near = matchtable.partners(conn, self.matches, sorted({r for pair in doubtful for r in pair}, key=str))
         common = {(a, b): (near.get(a, set()) & near.get(b, set())) - {a, b} for a, b in doubtful}
-        now = self._current({r for pair in doubtful for r in pair} | set().union(*common.values()))
+        now = self.index.current({r for pair in doubtful for r in pair} | set().union(*common.values()))
         relate = self.index.scheme.relate
         edges, weak, kept = {}, [], set()
         for a, b in doubtful:
@@ -316,13 +311,6 @@ class Worker:
                     edges[row, other] = relate(now[row], now[other])[1]
         kept.update(corroborated({pair: e for pair, e in edges.items() if e}, weak))
         matchtable.forget_pairs(conn, self.matches, doubtful - kept)
-
-    def _current(self, rows: set) -> dict[Any, Any]:
-        """The probes of these rows as the index holds them now (rows being removed left out)."""
-        index = self.index
-        return {row: index.scheme.restore(record.fingerprint, record.sketch)
-                for row, record in index.store.records(index.table, sorted(rows, key=str)).items()
-                if record.state != REMOVING and record.fingerprint is not None}
 
     def _mark_done(self, conn: sa.Connection, ids: list[int], claimed_at: Any) -> None:
         ob = self.outbox

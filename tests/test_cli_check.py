@@ -9,9 +9,7 @@ import pytest
 from dedup_pipeline.embedded import free_port
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.schemes import scheme_of
-from dedup_pipeline.store import MongoStore, StoreError
 from tests.test_incremental import CONFIG, sample_rows
-from tests.test_store import Intercepted, fail_on, problems
 
 
 @pytest.fixture(scope="module")
@@ -83,19 +81,9 @@ def test_add_by_id_reports_rows_added_in_earlier_runs(run, neighbours):
 
 def test_check_and_add_use_the_mongodb_of_dedup_mongo_uri(run, in_mongo_uri, neighbours):
     assert run("add", "--all").exit_code == 0
-    assert in_mongo_uri.fingerprints.count_documents({"state": "filed"}) == len(neighbours)
+    assert in_mongo_uri.rows.count_documents({}) == len(neighbours)
     [row] = with_neighbours(neighbours)
     assert run("check", "--id", str(row)).exit_code == 3
-
-
-def test_add_first_completes_a_row_a_failed_run_left_half_filed(run, in_mongo_uri, neighbours):
-    broken = MongoStore(Intercepted(in_mongo_uri, fail_on("blocks", "bulk_write")), CONFIG.block_scheme(),
-                        one_request=False)
-    with pytest.raises(StoreError):
-        broken.file("petition", 999999, 0xABC)
-    result = run("add", "--id", "1")
-    assert "completed 1 half-filed row" in result.stderr
-    assert problems(in_mongo_uri) == []
 
 
 def test_unreachable_mongodb_exits_1_naming_the_host_password_masked(run, monkeypatch):

@@ -4,10 +4,11 @@ switch; a store following the live generation re-makes a write the switch overto
 import numpy as np
 
 from dedup_pipeline import results
-from dedup_pipeline.blocks import BlockScheme
-from dedup_pipeline.store import MongoStore
+from dedup_pipeline.store import MongoStore, Record
 
-SCHEME = BlockScheme()
+
+def record(row):
+    return Record("petition", row, 0x1234, "c", (1, 2))
 
 
 def build(db, pairs, ids=(1, 2)):
@@ -56,23 +57,23 @@ def test_the_previous_generation_is_kept_until_the_next_switch(mongo_db):
 
 
 def test_a_write_overtaken_by_a_switch_is_made_again_in_the_new_generation(mongo_db):
-    writer = MongoStore(mongo_db, SCHEME)  # reads the pointer now, and trusts it for a second
+    writer = MongoStore(mongo_db)  # reads the pointer now, and trusts it for a second
     run = results.new_run(mongo_db, {})
-    MongoStore(mongo_db, SCHEME).aside(run).file("petition", 1, 0x1234)
-    results.switch(mongo_db, run, {"rows": 1})
-    writer.file("petition", 2, 0x1234)
-    assert writer.generation == run
-    assert {d["row"] for d in mongo_db[results.named("fingerprints", run)].find()} == {1, 2}
+    results.switch(mongo_db, run, {"rows": 1}, bucket_bits=3)
+    writer.file([record(2)])
+    assert writer.generation == run and writer.bucket_bits == 3
+    assert {d["row"] for d in mongo_db.rows.find()} == {2}
 
 
 def test_writes_while_a_batch_builds_are_logged_for_it_to_replay(mongo_db):
     run = results.new_run(mongo_db, {})
-    writer = MongoStore(mongo_db, SCHEME)
-    writer.file("petition", 5, 0xABCD)
-    writer.remove("petition", 6)
+    writer = MongoStore(mongo_db)
+    writer.file([record(5)])
+    writer.file([record(9)], batch=True)  # the batch's own writes
+    writer.remove("petition", [6])
     assert {d["row"] for d in mongo_db[results.CHANGES].find()} == {5, 6}
     results.switch(mongo_db, run, {"rows": 0})
-    writer.file("petition", 7, 0xABCD)  # overtaken by the switch: made again, unlogged
-    writer.file("petition", 8, 0xABCD)
+    writer.file([record(7)])  # overtaken by the switch: made again, unlogged
+    writer.file([record(8)])
     assert writer.building is None
     assert mongo_db[results.CHANGES].count_documents({"row": 8}) == 0

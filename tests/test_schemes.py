@@ -29,7 +29,7 @@ def test_rows_added_one_by_one_find_exactly_the_pairs_of_the_batch(name, mongo_d
     i, j, d = scheme.pairs(probes)
     batch = {(rows[a]["id"], rows[b]["id"]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
 
-    index = Incremental(MongoStore(mongo_db, config.block_scheme()), config)
+    index = Incremental(MongoStore(mongo_db), config)
     incremental = {}
     for row in rows:  # in id order, as they would arrive
         probe = index.add(row["id"], row)

@@ -9,7 +9,7 @@ import pytest
 from benchmarks.corpus import documents
 from dedup_pipeline.features import Field
 from dedup_pipeline.corroboration import corroborated
-from dedup_pipeline.shingles import ShingleScheme, Sketch, candidates, shingle_hashes
+from dedup_pipeline.shingles import ShingleScheme, Sets, candidates, overlap, overlap_pairs, shingle_hashes
 
 FIELDS = [Field("name", "short"), Field("content", "long")]
 SCHEME = ShingleScheme(submitter=("name",))
@@ -70,8 +70,8 @@ def test_texts_as_written_share_a_key_whoever_filed_them():
 
 def test_a_sketch_survives_the_store_bytes():
     s = sketch(TEXT)
-    back = Sketch.from_bytes(s.to_bytes())
-    assert all(np.array_equal(x, y) for x, y in zip(back[:3], s[:3]))
+    back = SCHEME.restore(s.to_bytes())
+    assert all(np.array_equal(x, y) for x, y in zip(back[:4], s[:4])) and back.text == s.text
 
 
 def test_a_resubmission_by_the_same_person_is_similar():
@@ -115,7 +115,7 @@ def test_a_blank_text_is_similar_to_nothing():
 def test_candidates_are_exactly_the_pairs_sharing_a_key():
     rng = np.random.default_rng(5)
     keys = [np.unique(rng.integers(0, 40, rng.integers(0, 5)).astype(np.uint64)) for _ in range(60)]
-    i, j = candidates(keys)
+    i, j = candidates(Sets.of(keys))
     want = {(a, b) for a, b in itertools.combinations(range(60), 2) if set(keys[a].tolist()) & set(keys[b].tolist())}
     assert set(zip(i.tolist(), j.tolist())) == want and len(i) == len(want)
 
@@ -127,7 +127,7 @@ def test_pairs_are_the_candidates_that_score(scheme):
     sketches = [sketch(t, scheme=scheme) for t in rows]
     i, j, d = scheme.pairs(sketches)
     want = {(a, b): round(1 - scheme.score(sketches[a], sketches[b]), 4)
-            for a, b in zip(*candidates([s.keys for s in sketches]))
+            for a, b in zip(*candidates(Sets.of([s.keys for s in sketches])))
             if scheme.score(sketches[a], sketches[b]) is not None}
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and want
 
@@ -140,9 +140,21 @@ def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are
     sketches = scheme.sketch_many(generate(2_000, 2015).rows, fields)
     i, j, d = scheme.pairs(sketches)
     related = {(a, b): scheme.relate(sketches[a], sketches[b])
-               for a, b in zip(*(x.tolist() for x in candidates([s.keys for s in sketches])))}
+               for a, b in zip(*(x.tolist() for x in candidates(Sets.of([s.keys for s in sketches]))))}
     edges = {pair: evidence for pair, (score, evidence) in related.items() if score is not None and evidence}
     linked = corroborated(edges, [pair for pair, (score, evidence) in related.items()
                                   if score is not None and not evidence])
     want = {pair: round(1 - related[pair][0], 4) for pair in [*edges, *linked]}
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and len(want) > 500 and linked
+
+
+def test_overlaps_of_many_pairs_at_once_are_those_of_each_pair():
+    rng = np.random.default_rng(9)
+    sets = [np.unique(rng.integers(0, 60, rng.integers(0, 30))).astype(np.uint32) for _ in range(50)]
+    i, j = (np.array(x) for x in zip(*itertools.combinations(range(50), 2)))
+    for chunk in (7, 10**6):  # pairs split across chunks, or all in one
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("dedup_pipeline.shingles.OVERLAP_CHUNK", chunk)
+            jaccard, contained = overlap_pairs(Sets.of(sets, np.uint32), i, j)
+        assert [(round(x, 9), round(y, 9)) for x, y in zip(jaccard.tolist(), contained.tolist())] == [
+            tuple(round(v, 9) for v in overlap(sets[a], sets[b])) for a, b in zip(i.tolist(), j.tolist())]

@@ -1,97 +1,52 @@
-"""The MongoDB block index: layout, filing, moving, removing, overflow pages, bulk loads,
-repair of half-filed rows, round trips. Unit tests on mongomock, the rest on SecantusDB."""
+"""The block index: a document per row, keys filed in bucket documents by the batch and in
+`fresh` since, stale entries skipped; one write per change; round trips; int64. On
+SecantusDB (MongoStore), and the in-memory store that unit tests use beside it."""
 
-from collections import Counter, defaultdict
-
+import numpy as np
 import pymongo
 import pytest
 from pymongo import monitoring
-from pymongo.errors import AutoReconnect
 
-from dedup_pipeline.blocks import BlockScheme
+from dedup_pipeline import results
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.embedded import free_port
 from dedup_pipeline.store import (
-    MongoStore, StoreError, block_id, connect, ensure_indexes, from_int64, open_store, to_int64)
+    BUCKET_ENTRIES, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
+    from_int64, open_store, to_int64)
 
-SCHEME = BlockScheme()
-FP = 0xFFFF_0003_0002_0001  # blocks, lowest first: 1, 2, 3, 65535
 HIGH = 1 << 63
+T = "petition"
 
 
-def problems(db, scheme=SCHEME):
-    """Everything that breaks "a row is in all its blocks and nowhere else"."""
-    rows = {d["_id"]: d for d in db.fingerprints.find()}
-    found, out = defaultdict(set), [f"{k} is {d['state']}" for k, d in rows.items() if d["state"] != "filed"]
-    pages = {d["_id"]: d.get("pages", 0) for d in db.blocks.find({"page": {"$exists": False}})}
-    for doc in db.blocks.find():
-        block = ":".join(doc["_id"].split(":")[:2])
-        if doc.get("page", 0) > pages.get(block, 0):
-            out.append(f"page {doc['_id']} is not counted in its block")
-        for e in doc["info"]:
-            key = f"{e['table']}:{e['row']}"
-            if key not in rows or rows[key].get("fingerprint") != e["hashcode"]:
-                out.append(f"stale entry of {key} in {doc['_id']}")
-            found[key].add(block)
-    for key, row in rows.items():
-        want = set(row["keys"]) if "keys" in row else {
-            block_id(t, k) for t, k in scheme.keys(from_int64(row["fingerprint"]))}
-        if found[key] != want:
-            out.append(f"{key} is in {sorted(found[key])}, not in {sorted(want)}")
-    return out
+def record(row, keys, content="c", table=T, fingerprint=0xFFFF_0003_0002_0001):
+    return Record(table, row, fingerprint, content, tuple(keys), b"sketch")
 
 
-def layout(db):
-    return sorted((d["_id"], sorted(e["row"] for e in d["info"])) for d in db.blocks.find())
+def found(store, *keys, table=T):
+    return sorted(store.lookup(table, keys))
 
 
-def rows_under(store, fingerprint):
-    return sorted(e.row for entries in store.lookup(SCHEME.keys(fingerprint)) for e in entries)
+@pytest.fixture(params=["mongo", "memory"])
+def store(request):
+    if request.param == "memory":
+        return MemoryStore()
+    db = request.getfixturevalue("mongo_db")
+    ensure_indexes(db)
+    return MongoStore(db)
 
 
-class Intercepted:
-    """A database whose writes first call `before(collection, method)`: it may raise, as a
-    lost MongoDB would, or run another writer's change in between."""
-
-    def __init__(self, db, before):
-        self._db, self._before, self.name, self.client = db, before, db.name, db.client
-
-    def __getitem__(self, name):
-        return _InterceptedCollection(self._db[name], name, self._before)
-
-
-class _InterceptedCollection:
-    def __init__(self, collection, name, before):
-        self._collection, self._name, self._before = collection, name, before
-
-    def __getattr__(self, attr):
-        real = getattr(self._collection, attr)
-        if attr not in ("bulk_write", "update_one", "update_many", "insert_many"):
-            return real
-
-        def write(*args, **kwargs):
-            self._before(self._name, attr)
-            return real(*args, **kwargs)
-        return write
-
-
-def fail_on(collection, method, nth=1):
-    calls = []
-
-    def before(name, attr):
-        if (name, attr) == (collection, method):
-            calls.append(1)
-            if len(calls) == nth:
-                raise AutoReconnect("connection closed")
-    return before
-
-
-@pytest.fixture
-def store(memory_db):
-    return MongoStore(memory_db, SCHEME)
-
-
-# -- layout and int64
+def build(store, records, changed=()):
+    """A batch over `records`: their buckets made live (rows written new, without `fresh`)."""
+    db = store.db
+    run = results.new_run(db, {})
+    store.file(records, fresh=False, batch=True)
+    keys = np.array([k for r in records for k in r.keys], np.uint64)
+    rows = [r.row for r in records for _ in r.keys]
+    bits = bucket_bits(len(keys))
+    store.write_buckets(run, bits, keys, rows)
+    results.switch(db, run, {}, bits)
+    store._follow(now=True)
+    return run
 
 
 @pytest.mark.parametrize("fingerprint", [0, 1, HIGH - 1, HIGH, (1 << 64) - 1])
@@ -100,183 +55,76 @@ def test_fingerprints_round_trip_through_signed_int64(fingerprint):
     assert from_int64(to_int64(fingerprint)) == fingerprint
 
 
-def test_a_row_is_one_entry_in_the_document_of_each_block_value(store, memory_db):
-    store.file("petition", 7, FP, "c0ffee")
-    docs = {d["_id"]: d for d in memory_db.blocks.find()}
-    assert sorted(docs) == ["0:1", "1:2", "2:3", "3:65535"]
-    assert docs["3:65535"] == {"_id": "3:65535", "block": 3, "key": 65535,
-                               "info": [{"hashcode": FP - (1 << 64), "row": 7, "table": "petition"}]}
-    row = memory_db.fingerprints.find_one()
-    assert (row["_id"], row["row"], row["table"], row["fingerprint"], row["content"], row["state"]) == (
-        "petition:7", 7, "petition", FP - (1 << 64), "c0ffee", "filed")
-    assert sorted(row["blocks"]) == sorted(docs)
+def test_a_filed_row_is_found_under_each_of_its_keys_with_its_record(store):
+    store.file([record(7, [1, 2, HIGH + 5])])
+    assert found(store, 1) == found(store, HIGH + 5) == [7]
+    assert store.lookup(T, [2])[7] == record(7, [1, 2, HIGH + 5])
+    assert found(store, 3) == []
 
 
-def test_get_returns_the_unsigned_fingerprint_and_state(store):
-    store.file("petition", 7, FP, "c0ffee")
-    record = store.get("petition", 7)
-    assert (record.fingerprint, record.content, record.state) == (FP, "c0ffee", "filed")
-    assert store.get("petition", 8) is None
+def test_filing_a_row_again_replaces_its_keys(store):
+    store.file([record(7, [1, 2])])
+    store.file([record(7, [3], content="d")])
+    assert found(store, 1, 2) == [] and found(store, 3) == [7]
+    assert store.records(T, [7])[7].content == "d"
 
 
-def test_filing_the_same_row_twice_leaves_one_entry(store, memory_db):
-    store.file("petition", 7, FP)
-    store.file("petition", 7, FP)
-    assert [len(d["info"]) for d in memory_db.blocks.find()] == [1, 1, 1, 1]
-    assert memory_db.fingerprints.count_documents({}) == 1
-
-
-def test_a_changed_fingerprint_leaves_every_old_block(store, memory_db):
-    store.file("petition", 7, FP)
-    moved = FP ^ 0x0000_0F00_00F0_0000  # blocks 0 and 3 unchanged, 1 and 2 new
-    store.file("petition", 7, moved)
-    assert rows_under(store, moved) == [7, 7, 7, 7]
-    assert {d["_id"] for d in memory_db.blocks.find({"info.row": 7})} == {"0:1", "3:65535", "1:242", "2:3843"}
-    assert problems(memory_db) == []
-    assert sorted(store.get("petition", 7).blocks) == ["0:1", "1:242", "2:3843", "3:65535"]
-
-
-def test_remove_takes_the_row_out_of_every_block_and_forgets_it(store, memory_db):
-    store.file("petition", 7, FP)
-    store.file("petition", 8, FP)
-    assert store.remove("petition", 7) is True
-    assert rows_under(store, FP) == [8, 8, 8, 8]
-    assert store.get("petition", 7) is None
-    assert store.remove("petition", 7) is False
+def test_remove_forgets_a_row_and_counts_only_rows_held(store):
+    store.file([record(7, [1]), record(8, [1])])
+    assert store.remove(T, [7, 9]) == 1
+    assert found(store, 1) == [8]
 
 
 def test_rows_of_two_tables_with_the_same_id_are_two_rows(store):
-    store.file("petition", 7, FP)
-    store.file("letter", 7, FP)
-    assert sorted(e.table for entries in store.lookup([(0, 1)]) for e in entries) == ["letter", "petition"]
+    store.file([record(7, [1]), record(7, [1], table="other")])
+    assert found(store, 1) == [7] and found(store, 1, table="other") == [7]
+    store.remove("other", [7])
+    assert found(store, 1) == [7]
 
 
-# -- overflow pages
+def test_rows_in_the_live_buckets_are_found_without_being_fresh(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    build(store, [record(n, [n, 1000 + n % 7]) for n in range(300)])
+    assert mongo_db.rows.count_documents({"fresh": {"$exists": True}}) == 0
+    assert found(store, 5) == [5]
+    assert found(store, 1000) == [n for n in range(300) if n % 7 == 0]
 
 
-def test_a_full_block_overflows_into_pages_that_lookup_reads_second(memory_db):
-    store = MongoStore(memory_db, SCHEME, bucket_size=2)
-    for row in range(7):
-        store.file("petition", row, FP ^ row << 20)  # all share blocks 0 and 3
-    first = memory_db.blocks.find_one({"_id": "0:1"})
-    assert len(first["info"]) == 2 and first["pages"] == 3
-    assert [len(d["info"]) for d in memory_db.blocks.find({"block": 0, "page": {"$gt": 0}})] == [2, 2, 1]
-    pages = list(store.lookup([(0, 1)]))
-    assert [len(p) for p in pages] == [2, 5]
-    assert problems(memory_db) == []
+def test_a_row_changed_or_removed_after_the_batch_leaves_its_old_bucket_entries_behind(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    build(store, [record(n, [n]) for n in range(100)])
+    store.file([record(5, [500], content="new")])
+    store.remove(T, [6])
+    assert found(store, 5, 6) == [] and found(store, 500) == [5]
 
 
-def test_moving_and_removing_rows_of_overflow_pages(memory_db):
-    store = MongoStore(memory_db, SCHEME, bucket_size=2)
-    for row in range(7):
-        store.file("petition", row, FP ^ row << 20)
-    store.file("petition", 5, FP ^ 0xABC)  # leaves the pages of block 0
-    store.remove("petition", 6)
-    store.file("petition", 6, FP ^ 6 << 20)  # back, into the room the others left
-    assert Counter(rows_under(store, FP)) == {0: 4, 1: 3, 2: 3, 3: 3, 4: 3, 5: 3, 6: 3}
-    assert problems(memory_db) == []
+def test_fold_ends_fresh_only_for_rows_stored_as_the_buckets_hold_them(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    store.file([record(1, [1], content="a"), record(2, [2], content="b")])
+    assert store.fold(T, [(1, "a"), (2, "older")]) == 1
+    assert [d["row"] for d in mongo_db.rows.find({"fresh": {"$exists": True}})] == [2]
 
 
-def test_a_row_already_in_an_overflow_page_is_not_filed_twice(memory_db):
-    store = MongoStore(memory_db, SCHEME, bucket_size=2)
-    for row in range(5):
-        store.file("petition", row, FP ^ row << 20)
-    store.file("petition", 4, FP ^ 4 << 20)
-    assert rows_under(store, FP).count(4) == 3  # blocks 0, 2 and 3
+def test_bucket_documents_hold_tens_of_entries(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    rng = np.random.default_rng(3)
+    records = [record(n, rng.integers(0, 2**62, 14).tolist()) for n in range(2000)]
+    build(store, records)
+    documents = results.live(mongo_db, "blocks").count_documents({})
+    assert BUCKET_ENTRIES / 2 <= 2000 * 14 / documents <= BUCKET_ENTRIES * 2
+    assert all(found(store, *r.keys) == [r.row] for r in records[:50])
 
 
-# -- bulk loads
-
-
-def test_file_many_inserts_new_rows_and_skips_unchanged_ones(store, memory_db):
-    rows = [(row, FP ^ row << 24, "") for row in range(50)]
-    assert store.file_many("petition", rows) == 50
-    assert store.file_many("petition", rows) == 0
-    assert store.file_many("petition", rows[:3] + [(3, FP ^ 0xF0F, "changed")]) == 1
-    assert problems(memory_db) == []
-    assert store.get("petition", 3).content == "changed"
-
-
-def test_file_many_into_existing_and_overfull_blocks(memory_db):
-    store = MongoStore(memory_db, SCHEME, bucket_size=4)
-    store.file("petition", 100, FP)
-    store.file_many("petition", [(row, FP ^ row << 20, "") for row in range(11)])
-    assert Counter(rows_under(store, FP)) == {100: 4, 0: 4, **{row: 3 for row in range(1, 11)}}
-    assert problems(memory_db) == []
-
-
-def test_a_load_tells_which_blocks_it_created_and_holds_alone(store):
-    first = store.load("petition", [(1, FP, ""), (2, FP ^ 0xFFFF, "")])  # share blocks 1-3
-    assert first.created == {block_id(t, k) for t, k in SCHEME.keys(FP) + SCHEME.keys(FP ^ 0xFFFF)}
-    second = store.load("petition", [(3, FP ^ 0xFFFF << 16, ""), (1, FP ^ 0xFFFF << 48, "")])
-    new_block_of_3 = block_id(*SCHEME.keys(FP ^ 0xFFFF << 16)[1])
-    assert second.created == {new_block_of_3}  # 3's other blocks hold 1 or 2; 1 was re-filed
-
-
-def test_ensure_indexes_is_idempotent(memory_db):
-    ensure_indexes(memory_db)
-    ensure_indexes(memory_db)
-    assert "state_1" in memory_db.fingerprints.index_information()
-
-
-# -- half-filed rows (MongoDB lost mid-way) and races
-
-
-def test_a_row_half_filed_when_mongodb_went_away_is_completed_by_repair(memory_db):
-    broken = MongoStore(Intercepted(memory_db, fail_on("blocks", "bulk_write")), SCHEME, one_request=False)
-    with pytest.raises(StoreError, match="connection closed"):
-        broken.file("petition", 7, FP)
-    assert memory_db.fingerprints.find_one()["state"] == "filing"
-    store = MongoStore(memory_db, SCHEME)
-    assert store.repair() == 1
-    assert problems(memory_db) == []
-    assert store.repair() == 0
-
-
-def test_a_move_interrupted_half_way_is_completed_by_adding_the_row_again(memory_db):
-    MongoStore(memory_db, SCHEME).file("petition", 7, FP)
-    second_bulk_write_fails = Intercepted(memory_db, fail_on("blocks", "bulk_write", nth=2))
-    broken = MongoStore(second_bulk_write_fails, SCHEME, one_request=False)
-    with pytest.raises(StoreError):
-        broken.file("petition", 7, FP ^ 0xFFFF)  # new entries in, old ones not yet pulled
-    assert problems(memory_db) != []
-    MongoStore(memory_db, SCHEME).file("petition", 7, FP ^ 0xFFFF)
-    assert problems(memory_db) == []
-
-
-def test_a_removal_interrupted_half_way_is_completed_by_repair(memory_db):
-    MongoStore(memory_db, SCHEME).file("petition", 7, FP)
-    broken = MongoStore(Intercepted(memory_db, fail_on("blocks", "bulk_write")), SCHEME, one_request=False)
-    with pytest.raises(StoreError):
-        broken.remove("petition", 7)
-    store = MongoStore(memory_db, SCHEME)
-    assert store.repair() == 1
-    assert rows_under(store, FP) == [] and store.get("petition", 7) is None
-
-
-def test_a_writer_overtaken_by_another_cleans_up_after_itself(memory_db):
-    other = MongoStore(memory_db, SCHEME)
-    later = FP ^ 0x00F0_00F0_00F0_00F0  # every block differs
-
-    def overtake(name, method):
-        if (name, method) == ("blocks", "bulk_write") and other.get("petition", 7).fingerprint != later:
-            other.file("petition", 7, later)  # lands between this writer's journal and its entries
-
-    MongoStore(Intercepted(memory_db, overtake), SCHEME, one_request=False).file("petition", 7, FP)
-    assert problems(memory_db) == []
-    assert other.get("petition", 7).fingerprint == later  # the last to journal wins
-
-
-def test_file_many_after_a_failed_load_completes_the_rows(memory_db):
-    broken = MongoStore(Intercepted(memory_db, fail_on("blocks", "insert_many")), SCHEME)
-    rows = [(row, FP ^ row << 24, "") for row in range(20)]
-    with pytest.raises(StoreError):
-        broken.file_many("petition", rows)
-    MongoStore(memory_db, SCHEME).file_many("petition", rows)
-    assert problems(memory_db) == []
-
-
-# -- against a real server (SecantusDB over TCP)
+def test_the_store_reports_what_it_holds_for_a_batch_to_compare(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    build(store, [record(1, [1], content="a")])
+    store.file([record(2, [2], content="b")])
+    assert sorted(store.stored(T)) == [(1, "a", False), (2, "b", True)]
 
 
 class Commands(monitoring.CommandListener):
@@ -295,44 +143,30 @@ class Commands(monitoring.CommandListener):
 
 @pytest.fixture
 def counted(mongo_uri, mongo_db):
-    """A store on a client whose commands are counted, after a warm-up."""
+    """A store on a client whose commands are counted, after a batch's buckets went live."""
     commands = Commands()
     client = pymongo.MongoClient(mongo_uri, event_listeners=[commands])
-    store = MongoStore(client[mongo_db.name], SCHEME)
-    store.file("petition", 0, 0)
+    db = client[mongo_db.name]
+    ensure_indexes(db)
+    store = MongoStore(db)
+    build(store, [record(n, [n, 10_000 + n]) for n in range(200)])
     commands.names.clear()
     yield store, commands
     client.close()
 
 
-def test_a_new_row_is_one_bulk_write_command(counted):
+def test_a_changed_row_is_one_write_and_the_guard(counted):
     store, commands = counted
-    store.file("petition", 7, FP)
-    assert commands.names == ["bulkWrite"]
-    assert store.one_request
+    store.file([record(7, [1, 2, 3], content="new")])
+    assert commands.names == ["update", "update"]  # the row replaced; the pointer guard
 
 
-def test_a_lookup_is_one_find(counted):
+def test_a_lookup_is_three_finds(counted):
     store, commands = counted
-    store.file("petition", 7, FP)
+    store.file([record(7, [70_007], content="new")])
     commands.names.clear()
-    assert rows_under(store, FP) == [7, 7, 7, 7]
-    assert commands.names == ["find"]
-
-
-def test_both_write_paths_leave_the_same_documents(mongo_client, mongo_db):
-    other = mongo_client[mongo_db.name + "_b"]
-    try:
-        for db, one_request in ((mongo_db, True), (other, False)):
-            store = MongoStore(db, SCHEME, bucket_size=2, one_request=one_request)
-            for row in range(5):
-                store.file("petition", row, FP ^ row << 20)
-            store.file("petition", 1, FP ^ 0xF0F0)
-            store.remove("petition", 2)
-        assert problems(mongo_db) == problems(other) == []
-        assert layout(mongo_db) == layout(other)
-    finally:
-        mongo_client.drop_database(other.name)
+    assert found(store, 8, 70_007) == [7, 8]
+    assert commands.names == ["find", "find", "find"]  # fresh rows, buckets, rows they name
 
 
 def test_unreachable_mongodb_fails_fast_naming_the_host_password_masked():
@@ -350,15 +184,15 @@ def _config(tmp_path, **store):
 
 def test_without_a_uri_the_embedded_store_keeps_its_data_across_runs(tmp_path):
     with open_store(_config(tmp_path)) as store:
-        store.file("petition", 7, FP)
+        store.file([record(7, [1])])
     with open_store(_config(tmp_path)) as store:
-        assert rows_under(store, FP) == [7, 7, 7, 7]
+        assert found(store, 1) == [7]
     assert (tmp_path / "mongo").is_dir()
 
 
 def test_with_a_uri_the_store_uses_that_mongodb(tmp_path, mongo_uri, mongo_db):
     with open_store(_config(tmp_path, mongo_uri=mongo_uri, database=mongo_db.name)) as store:
-        store.file("petition", 7, FP)
-    assert mongo_db.fingerprints.count_documents({}) == 1
-    assert "state_1" in mongo_db.fingerprints.index_information()
+        store.file([record(7, [1])])
+    assert mongo_db.rows.count_documents({}) == 1
+    assert "fresh_1" in mongo_db.rows.index_information()
     assert not (tmp_path / "mongo").exists()
