@@ -32,6 +32,7 @@ from pathlib import Path
 import pymongo
 from pymongo.errors import PyMongoError
 
+CACHE_SIZE = "256M"  # WiredTiger's cache: what the server holds in memory, whatever the data size
 INSTALL_HINT = "pip install --pre secantusdb (or set DEDUP_MONGO_URI to use an existing MongoDB)"
 
 
@@ -139,6 +140,7 @@ def _open_server(data_dir: Path, host: str, port: int):
             replica_set_name=None,  # standalone, like a plain mongod; no oplog writes
             enable_test_commands=False,
             durable=True,  # ignore SECANTUS_TEST_FAST_STORAGE: data must survive a restart
+            cache_size=CACHE_SIZE,
         )
     except Exception as exc:  # WiredTiger raises its own error type
         raise EmbeddedMongoError(

@@ -106,11 +106,11 @@ class ShingleScheme:
     def sketch_texts(self, written: Sequence[str], people: Sequence[np.ndarray]) -> list[Sketch]:
         """Sketches of compared texts (`long_text`) and their submitter hashes."""
         folded = [_DIGITS.sub("0", text) for text in written]
-        verbatim = shingle_hashes_many(written, self.size, wide=False)
+        verbatim = shingle_hashes_many(written, self.size)
         own = shingle_hashes_many(folded, self.key_size)
         return [Sketch(shingles, exact, p, self._keys(first[:self.keys], p, bands), text)
                 for shingles, exact, first, p, bands, text in zip(
-                    shingle_hashes_many(folded, self.size, wide=False), verbatim, own, people,
+                    shingle_hashes_many(folded, self.size), verbatim, own, people,
                     self._bands_many(verbatim), written)]
 
     def restore(self, data: bytes) -> Sketch:
@@ -126,6 +126,7 @@ class ShingleScheme:
 
     @staticmethod
     def _keys(own: np.ndarray, people: np.ndarray, bands: np.ndarray) -> np.ndarray:
+        own = own.astype(np.uint64)
         return np.unique(np.concatenate([_mix(own ^ p) >> np.uint64(2) for p in people if p] + [bands]))
 
     def _bands_many(self, sets: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -302,15 +303,14 @@ def _spans(weights: np.ndarray, budget: int) -> Iterator[tuple[int, int]]:
     return zip(bounds, bounds[1:])
 
 
-def shingle_hashes(text: str, size: int, wide: bool = True) -> np.ndarray:
-    """Sorted, distinct hashes of the text's `size`-character shingles (the whole text
-    when it is shorter; none when blank): 62 bits wide, so that a key fits a BSON int64,
-    else 32 (sets compared: a collision in a pair's few hundred shingles is a chance in
-    ten thousand, and half the memory)."""
-    return shingle_hashes_many([text], size, wide)[0]
+def shingle_hashes(text: str, size: int) -> np.ndarray:
+    """Sorted, distinct 32-bit hashes of the text's `size`-character shingles (the whole
+    text when it is shorter; none when blank). 32 bits: a collision among a pair's few
+    hundred shingles is a chance in ten thousand, for half the memory of 64."""
+    return shingle_hashes_many([text], size)[0]
 
 
-def shingle_hashes_many(texts: Sequence[str], size: int, wide: bool = True) -> list[np.ndarray]:
+def shingle_hashes_many(texts: Sequence[str], size: int) -> list[np.ndarray]:
     """`shingle_hashes` of each text, hashed in one pass over all of them."""
     lengths = np.array([len(t) for t in texts], np.int64)
     codes = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
@@ -326,14 +326,11 @@ def shingle_hashes_many(texts: Sequence[str], size: int, wide: bool = True) -> l
         shifted = np.zeros_like(codes)
         shifted[:max(len(codes) - i, 0)] = codes[i:]
         h = np.where(within, (h ^ shifted) * _M, h)
-    values, owners = _mix(h[start]), text_of[start]
-    values = values >> np.uint64(2) if wide else (values >> np.uint64(32)).astype(np.uint32)
-    order = np.lexsort((values, owners))
-    values, owners = values[order], owners[order]
-    new = np.ones(len(values), bool)
-    new[1:] = (values[1:] != values[:-1]) | (owners[1:] != owners[:-1])
-    values, owners = values[new], owners[new]
-    return np.split(values, np.cumsum(np.bincount(owners, minlength=len(texts)))[:-1])
+    # Each hash under its text's number in the top bits: one sort orders and groups them.
+    tagged = np.sort(text_of[start].astype(np.uint64) << np.uint64(32) | _mix(h[start]) >> np.uint64(32))
+    tagged = tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))] if len(tagged) else tagged
+    owners = (tagged >> np.uint64(32)).astype(np.int64)
+    return np.split(tagged.astype(np.uint32), np.cumsum(np.bincount(owners, minlength=len(texts)))[:-1])
 
 
 def long_text(row: Mapping[str, Any], fields: Sequence[Field]) -> str:

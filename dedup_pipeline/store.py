@@ -40,7 +40,7 @@ import numpy as np
 import pymongo
 from bson import Binary
 from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
-from pymongo.errors import PyMongoError
+from pymongo.errors import BulkWriteError, PyMongoError
 
 from . import results
 from .config import ENV_MONGO_URI, Config, mask_url
@@ -56,6 +56,7 @@ TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 # cancel the write in flight.
 HEARTBEAT_MS = 30_000
 FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often
+DUPLICATE_KEY = 11000
 _MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 
@@ -282,11 +283,24 @@ class MongoStore:
                 for record in chunk:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
+                    if not fresh:  # new rows (a batch's): inserted, which is faster
+                        held = self._insert([{"_id": row_key(table, r.row), **_document(r, fresh)} for r in group])
+                        group = [r for r in group if row_key(table, r.row) in held]
                     self._guarded(table, [r.row for r in group], [ReplaceOne(
                         {"_id": row_key(table, r.row)}, _document(r, fresh), upsert=True) for r in group],
                         log=not batch)
                 written += len(chunk)
         return written
+
+    def _insert(self, docs: list[dict]) -> set:
+        """Insert row documents; the _ids of those another writer had filed meanwhile."""
+        try:
+            self.rows.insert_many(docs, ordered=False)
+        except BulkWriteError as e:
+            if any(error["code"] != DUPLICATE_KEY for error in e.details["writeErrors"]):
+                raise
+            return {docs[error["index"]]["_id"] for error in e.details["writeErrors"]}
+        return set()
 
     def remove(self, table: str, rows: Sequence) -> int:
         """Forget these rows; returns how many were filed."""
