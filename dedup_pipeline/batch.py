@@ -11,16 +11,19 @@ sets it compares (`SketchTable`) in a temporary file, read back as they are need
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
+from collections import deque
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from . import results
+from . import matchtable, results
 from .config import Config
 from .incremental import Incremental, content_hash
 from .pairs import groups, single_pass_pairs
@@ -42,6 +45,7 @@ class BatchResult:
     changed: int = 0  # rows whose content changed since the store held them
     removed: int = 0  # rows the store held that the table no longer has
     replayed: int = 0  # rows changed by incremental writers while the batch ran
+    dedup_match: int | None = None  # rows written to dedup_match (None: the table is not there)
 
     @property
     def rows(self) -> int:
@@ -71,12 +75,14 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
     run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
     table = config.source.table
     seconds: dict[str, float] = {}
-    start = time.perf_counter()
-    held = {row: (content, fresh) for row, content, fresh in store.stored(table)}
-    seconds["read store"] = time.perf_counter() - start
-    with tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch:
+    # The workers start first, while this process is small: a child forked later is
+    # counted (by the kernel, in its peak RSS) as large as its parent was at the fork.
+    with _sketching(config, processes) as sketched, tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch:
         start = time.perf_counter()
-        read = _read(config, store, held, on_progress, processes, scratch)
+        held = dict(store.stored())
+        seconds["read store"] = time.perf_counter() - start
+        start = time.perf_counter()
+        read = _read(config, store, held, on_progress, sketched, scratch)
         seconds["read+fingerprint"] = time.perf_counter() - start
 
         start = time.perf_counter()
@@ -90,7 +96,7 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
     start = time.perf_counter()
     found = _groups(read.ids, pairs)
     seconds["groups"] = time.perf_counter() - start
-    result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, len(read.changed))
+    result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, read.changed)
     _store(config, store, result, read, held)
     return result
 
@@ -102,27 +108,27 @@ class _Read(NamedTuple):
     keys: Sets
     table: SketchTable | None
     added: int
-    changed: list  # rows written with `fresh`: what the live buckets hold of them is older
+    changed: int
 
 
 def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[int], None],
-          processes: int | None, scratch: str) -> _Read:
+          sketched: Callable[[Iterable[list[dict]]], Iterator[Chunk]], scratch: str) -> _Read:
     """Read and sketch every row, writing the row documents of those new or changed."""
     ids: list = []
     hashes: list[str] = []
     prints, keys, tables = [], _SetsSpool(scratch, np.uint64), None
-    added, changed = 0, []
+    added = changed = 0
     with SqlSource(config) as source:
-        for chunk in _sketched(source.rows(), config, processes):
+        for chunk in sketched(source.rows()):
             records = []
             for row, content, fp, sketch, n in zip(chunk.ids, chunk.hashes, chunk.fingerprints.tolist(),
                                                    chunk.sketches, range(len(chunk.ids))):
                 before = held.get(row)
-                if before is None or before[0] != content:
+                if before != content:
                     row_keys = tuple(chunk.keys.values[chunk.keys.starts[n]:chunk.keys.starts[n + 1]].tolist())
                     records.append((Record(config.source.table, row, fp, content, row_keys, sketch), before))
             added += sum(before is None for _, before in records)
-            changed += [r.row for r, before in records if before is not None]
+            changed += sum(before is not None for _, before in records)
             # A new row needs no `fresh`: the buckets about to go live hold it. A changed
             # one does, until they do: the live buckets hold what it was.
             store.file((r for r, before in records if before is None), fresh=False, batch=True)
@@ -139,17 +145,26 @@ def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[
     return _Read(ids, hashes, fingerprints, keys.sets(), tables and tables.table(), added, changed)
 
 
-def _sketched(chunks: Iterable[list[dict]], config: Config, processes: int | None) -> Iterator[Chunk]:
-    """Each chunk of rows as a worker makes it (`Chunk`), in order, on every core."""
+@contextmanager
+def _sketching(config: Config, processes: int | None) -> Iterator[Callable[[Iterable[list[dict]]], Iterator[Chunk]]]:
+    """A function making each chunk of rows into a `Chunk`, in order, on every core."""
     processes = processes or config.batch.processes or os.cpu_count() or 1
     if processes == 1:
         scheme = scheme_of(config)
-        yield from (_chunk(rows, config, scheme) for rows in chunks)
+        yield lambda chunks: (_chunk(rows, config, scheme) for rows in chunks)
         return
     # spawn, not fork: the parent holds database connections and their threads.
     context = multiprocessing.get_context("spawn")
     with context.Pool(processes, initializer=_start, initargs=(config,)) as pool:
-        yield from pool.imap(_work, chunks)
+        def sketched(chunks: Iterable[list[dict]]) -> Iterator[Chunk]:
+            pending: deque = deque()
+            for rows in chunks:  # a few chunks ahead, not the whole table queued up in memory
+                pending.append(pool.apply_async(_work, (rows,)))
+                if len(pending) > 2 * processes:
+                    yield pending.popleft().get()
+            while pending:
+                yield pending.popleft().get()
+        yield sketched
 
 
 _worker: tuple[Config, Scheme] | None = None
@@ -189,9 +204,20 @@ class _SetsSpool:
     def sets(self) -> Sets:
         self.file.close()
         starts = np.cumsum(np.concatenate(self.sizes))
-        values = (np.memmap(self.file.name, self.dtype, "r") if starts[-1]
-                  else np.zeros(0, self.dtype))
+        values = _Released(self.file.name, self.dtype, "r") if starts[-1] else np.zeros(0, self.dtype)
         return Sets(values, starts)
+
+
+class _Released(np.memmap):
+    """A file mapped in memory that lets go of the pages each gather touched (they stay in
+    the page cache): the sets read for one chunk of pairs leave this process's RSS."""
+
+    def __getitem__(self, index: Any) -> Any:
+        out = super().__getitem__(index)
+        if isinstance(index, np.ndarray):
+            out = np.array(out)
+            self._mmap.madvise(mmap.MADV_DONTNEED)
+        return out
 
 
 class _TableSpool:
@@ -230,21 +256,23 @@ def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, 
     rows_of_keys = np.repeat(np.arange(len(read.ids)), read.keys.sizes())
     bits = bucket_bits(len(read.keys.values))
     store.write_buckets(run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys))
+    store.write_manifest(run, read.ids, read.hashes)
     result.seconds["index"] = time.perf_counter() - start
 
     start = time.perf_counter()
     results.write_matches(db, run, result.ids, *result.pairs)
     results.write_groups(db, run, result.groups)
+    # Before the switch: rows changed after this write are logged, and decided again below.
+    result.dedup_match = matchtable.write_batch(config, result.ids, *result.pairs)
     results.switch(db, run, {
         "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
         "rows_with_similar": result.rows_with_similar}, bits)
     hashes = dict(zip(read.ids, read.hashes))
-    fresh = {row for row, (_, was_fresh) in held.items() if was_fresh} | set(read.changed)
-    store.fold(table, ((row, hashes[row]) for row in fresh if row in hashes))
+    store.fold(table, hashes)
     gone = [row for row in held if row not in hashes]
     result.removed = store.remove(table, gone) if gone else 0
     result.seconds["store"] = time.perf_counter() - start
-    result.replayed = _replay(config, store)
+    result.replayed = _replay(config, store, result.dedup_match is not None)
 
 
 class _Positions:
@@ -257,19 +285,26 @@ class _Positions:
         return self.ids[self.positions[n]]
 
 
-def _replay(config: Config, store: MongoStore) -> int:
+def _replay(config: Config, store: MongoStore, matches: bool) -> int:
     """File (or remove) each row an incremental writer changed while the batch ran, as the
-    table has it now."""
+    table has it now, and write its matches to dedup_match (if there is one) as `watch`
+    does: the batch's pairs of it were found in what the table was."""
     changes = store.db[results.CHANGES]
     ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
     index = Incremental(store, config)
     with SqlSource(config) as source:
-        present = {row[config.source.id_column]: row for row in source.rows_by_id(ids)}
-    for row_id in ids:
-        if row_id in present:
-            index.add(row_id, present[row_id])
+        if matches and ids:
+            from .watch import Worker, WatchSettings, tables
+            worker = Worker(config, WatchSettings(), source, index, tables(source))
+            with source.engine.connect() as conn, conn.begin():
+                worker.process(conn, sorted(ids, key=str))
         else:
-            index.remove(row_id)
+            present = {row[config.source.id_column]: row for row in source.rows_by_id(ids)}
+            for row_id in ids:
+                if row_id in present:
+                    index.add(row_id, present[row_id])
+                else:
+                    index.remove(row_id)
     # Writers log only while `building` is set, which the switch cleared: this log is done.
     changes.delete_many({})
     return len(ids)

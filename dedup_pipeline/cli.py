@@ -69,7 +69,6 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     """
     from .batch import run_batch
     from .lock import Lease, LockHeld
-    from .matchtable import write_batch
     from .source import SqlSource
     from .store import StoreError, open_store
 
@@ -82,7 +81,7 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
         with open_store(config) as store, Lease(store.db.locks, "batch"):
             with _progress(total, "fingerprinting") as advance:
                 result = run_batch(config, store, advance, processes, algorithm)
-            written = write_batch(config, result.ids, *result.pairs)
+            written = result.dedup_match
     except (StoreError, LockHeld) as e:
         raise CliError(str(e)) from None
     if out:

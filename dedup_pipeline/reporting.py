@@ -19,9 +19,8 @@ def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
         run = results.current_run(db)
         if run is None:
             raise LookupError("no batch results yet: run `dedup-pipeline batch` first")
-        matches, groups = (db[results.named(name, run["run"])] for name in results.RESULTS)
-        pairs = [(m["a"], m["b"], m["distance"]) for m in matches.find({}, {"_id": 0}).sort([("a", 1), ("b", 1)])]
-        members = [g["rows"] for g in groups.find().sort("_id", 1)]
+        pairs = sorted(results.read_matches(db, run["run"]))
+        members = results.read_groups(db, run["run"])
     return run, pairs, members
 
 

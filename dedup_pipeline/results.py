@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import Any, Iterable, Sequence
+from itertools import islice
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 from pymongo import WriteConcern
@@ -29,8 +30,8 @@ from pymongo.errors import DuplicateKeyError, OperationFailure
 
 RUNS, CHANGES, LIVE = "runs", "changes", "live"
 RESULTS = ("matches", "groups")
-GENERATION = ("blocks", *RESULTS)  # the collections a run builds
-_BATCH = 10_000
+GENERATION = ("blocks", "manifest", *RESULTS)  # the collections a run builds
+PER_DOCUMENT = 5_000  # pairs, or rows of groups, a results document holds (~150 kB)
 
 
 def named(name: str, run: str) -> str:
@@ -78,28 +79,49 @@ def new_run(db: Database, settings: dict[str, Any]) -> str:
 
 
 def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> None:
-    """Every pair once, as row ids: {a, b, distance} with a's row before b's (distance:
-    Hamming bits, or 1 − similarity for shingles)."""
-    target = db[named("matches", run)]
-    target.create_index([("a", 1), ("b", 1)])
-    for start in range(0, len(i), _BATCH):
-        part = slice(start, start + _BATCH)
-        target.insert_many([{"a": ids[x], "b": ids[y], "distance": z}
-                            for x, y, z in zip(i[part].tolist(), j[part].tolist(), d[part].tolist())],
-                           ordered=False)
+    """Every pair once, as row ids, a's row before b's (distance: Hamming bits, or
+    1 − similarity for shingles), PER_DOCUMENT pairs a document: {"a": [..], "b": [..],
+    "distance": [..]}. Reports read them all; a row's matches are dedup_match's to serve."""
+    docs = ({"_id": n, "a": [ids[x] for x in i[start:start + PER_DOCUMENT].tolist()],
+             "b": [ids[y] for y in j[start:start + PER_DOCUMENT].tolist()],
+             "distance": d[start:start + PER_DOCUMENT].tolist()}
+            for n, start in enumerate(range(0, len(i), PER_DOCUMENT)))
+    _insert(db[named("matches", run)], docs)
+
+
+def read_matches(db: Database, run: str) -> list[tuple]:
+    """The run's pairs (a, b, distance), in the order written."""
+    return [pair for doc in db[named("matches", run)].find().sort("_id", 1)
+            for pair in zip(doc["a"], doc["b"], doc["distance"])]
 
 
 def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
-    """Groups of two or more rows, numbered from 1, largest first."""
-    target = db[named("groups", run)]
-    batch = []
-    for number, rows in enumerate(groups, 1):
-        batch.append({"_id": number, "rows": rows, "size": len(rows)})
-        if len(batch) == _BATCH:
-            target.insert_many(batch)
-            batch = []
-    if batch:
-        target.insert_many(batch)
+    """Groups of two or more rows, largest first, PER_DOCUMENT rows (or one group) a
+    document: {"groups": [[row, ...], ...]}."""
+    _insert(db[named("groups", run)], ({"_id": n, "groups": part} for n, part in enumerate(_filled(groups))))
+
+
+def read_groups(db: Database, run: str) -> list[list]:
+    """The run's groups, in the order written."""
+    return [group for doc in db[named("groups", run)].find().sort("_id", 1) for group in doc["groups"]]
+
+
+def _filled(groups: Iterable[list]) -> Iterator[list[list]]:
+    """Consecutive groups holding about PER_DOCUMENT rows together."""
+    part, rows = [], 0
+    for group in groups:
+        if part and rows + len(group) > PER_DOCUMENT:
+            yield part
+            part, rows = [], 0
+        part.append(group)
+        rows += len(group)
+    if part:
+        yield part
+
+
+def _insert(target: Collection, docs: Iterable[dict]) -> None:
+    for chunk in iter(lambda: list(islice(docs, 20)), []):
+        target.insert_many(chunk, ordered=False)
 
 
 def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:

@@ -6,6 +6,7 @@ block value).
                     "content": "<hash>", "keys": [<int64>, ...], "sketch": <bytes>,
                     "fresh": [<int64>, ...]}
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...]}
+    manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
     changes:       {"_id": "petition:7", "table": "petition", "row": 7}
 
 A row is one document, so every change of a row is one write, made whole or not at all:
@@ -18,6 +19,7 @@ part that the next batch folds into its buckets. A lookup reads the buckets of i
 the fresh rows with them (one round trip each), then the rows the buckets name (a third);
 an entry whose row no longer has that key (changed or removed since) is skipped.
 
+The manifest lists what the batch filed, for the next one to write only what changed.
 Keys are opaque 63-bit integers: the store knows nothing of schemes. pymongo stays in this
 module: callers see `Record`s and `StoreError`.
 
@@ -34,7 +36,7 @@ import time
 from contextlib import ExitStack, contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple, Protocol, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 import pymongo
@@ -46,10 +48,11 @@ from . import results
 from .config import ENV_MONGO_URI, Config, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
 
-ROWS, BLOCKS, SYNC = "rows", "blocks", "sync"
+ROWS, BLOCKS, MANIFEST, SYNC = "rows", "blocks", "manifest", "sync"
 IN_IDS = 50  # values per $in: SecantusDB's $in slows with the square of the list
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 48  # entries a bucket document holds, on average, as the batch sizes them
+MANIFEST_ROWS = 5_000  # rows a manifest document lists
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 # The heartbeat's socket timeout is connectTimeoutMS: a server busy with a big write for
 # longer (the embedded one shares this process) must not be declared down, which would
@@ -112,7 +115,7 @@ def buckets(keys: np.ndarray, bits: int) -> np.ndarray:
 
 def bucket_bits(entries: int) -> int:
     """Bits of bucket for a table of this many (row, key) entries: BUCKET_ENTRIES a document."""
-    return max(1, int(np.ceil(np.log2(max(entries, 1) / BUCKET_ENTRIES)))) if entries else 0
+    return max(1, round(np.log2(max(entries, 1) / BUCKET_ENTRIES))) if entries else 0
 
 
 def ensure_indexes(db: Any) -> None:
@@ -262,12 +265,23 @@ class MongoStore:
                 if table is None or doc["table"] == table:
                     yield doc
 
-    def stored(self, table: str) -> Iterator[tuple[Any, str, bool]]:
-        """(row, content hash, whether it is fresh) of every row of `table`, for a batch to
-        see what changed."""
+    def stored(self) -> Iterator[tuple[Any, str]]:
+        """(row, content hash) of each row the live generation's batch filed, as its manifest
+        lists them: for the next batch to see what changed (rows changed since by `watch` or
+        `add` look changed, and are filed again)."""
         with _errors(self.where):
-            for doc in self.rows.find({"table": table}, {"row": 1, "content": 1, "fresh": 1}):
-                yield doc["row"], doc["content"], bool(doc.get("fresh"))
+            self._follow(now=True)
+            for doc in self.db[results.named(MANIFEST, self.generation)].find().sort("_id", 1):
+                yield from zip(doc["rows"], doc["content"])
+
+    def write_manifest(self, run: str, rows: Sequence, contents: Sequence[str]) -> None:
+        """What run's batch files: each row and its content hash, MANIFEST_ROWS a document."""
+        target = self.db[results.named(MANIFEST, run)]
+        with _errors(self.where):
+            for start in range(0, len(rows), 20 * MANIFEST_ROWS):
+                target.insert_many([{"_id": n // MANIFEST_ROWS, "rows": list(rows[n:n + MANIFEST_ROWS]),
+                                     "content": list(contents[n:n + MANIFEST_ROWS])}
+                                    for n in range(start, min(start + 20 * MANIFEST_ROWS, len(rows)), MANIFEST_ROWS)])
 
     # -- writing
 
@@ -286,8 +300,9 @@ class MongoStore:
                     if not fresh:  # new rows (a batch's): inserted, which is faster
                         held = self._insert([{"_id": row_key(table, r.row), **_document(r, fresh)} for r in group])
                         group = [r for r in group if row_key(table, r.row) in held]
+                    # a row filed meanwhile by another writer is in the live index: it stays fresh
                     self._guarded(table, [r.row for r in group], [ReplaceOne(
-                        {"_id": row_key(table, r.row)}, _document(r, fresh), upsert=True) for r in group],
+                        {"_id": row_key(table, r.row)}, _document(r, True), upsert=True) for r in group],
                         log=not batch)
                 written += len(chunk)
         return written
@@ -310,16 +325,15 @@ class MongoStore:
             self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows if r in held])
         return len(held)
 
-    def fold(self, table: str, bucketed: Iterable[tuple[Any, str]]) -> int:
-        """Rows (row, content hash) that the live buckets now hold as they are stored: no
-        longer fresh. A row changed since keeps `fresh` (its content differs)."""
-        done = 0
+    def fold(self, table: str, bucketed: Mapping[Any, str]) -> int:
+        """The fresh rows that the live buckets now hold as they are stored ({row: content
+        hash} the batch filed): fresh no longer. A row changed since keeps `fresh`."""
         with _errors(self.where):
-            for chunk in _batched(bucketed, WRITE_CHUNK):
-                done += self.rows.bulk_write([UpdateOne(
-                    {"_id": row_key(table, row), "content": content}, {"$unset": {"fresh": ""}})
-                    for row, content in chunk], ordered=False).modified_count
-        return done
+            ops = [UpdateOne({"_id": doc["_id"], "content": doc["content"]}, {"$unset": {"fresh": ""}})
+                   for doc in self.rows.find({"fresh": {"$exists": True}}, {"table": 1, "row": 1, "content": 1})
+                   if doc["table"] == table and bucketed.get(doc["row"]) == doc["content"]]
+            return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
+                       for n in range(0, len(ops), WRITE_CHUNK))
 
     def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence) -> int:
         """File each (key, row) in run's bucket documents, inserted whole; keys are unsigned

@@ -191,7 +191,7 @@ class Worker:
                 return Tally()
             busy = self._busy(conn, entries)
             mine = [e for e in entries if e.row_id not in busy]
-            tally = self._process(conn, sorted({e.row_id for e in mine}))
+            tally = self.process(conn, sorted({e.row_id for e in mine}))
             self._mark_done(conn, [e.id for e in mine], claimed_at)
         tally.claimed, tally.deferred = len(entries), len(entries) - len(mine)
         tally.seconds = time.perf_counter() - start
@@ -228,8 +228,9 @@ class Worker:
                                .where(self._pending(), ob.c.row_id.in_(sorted(lowest)))).all()
         return {r.row_id for r in visible if r.id not in ours and r.id < lowest[r.row_id]}
 
-    def _process(self, conn: sa.Connection, row_ids: list) -> Tally:
-        """File the rows that are there, remove those that are gone, write their matches."""
+    def process(self, conn: sa.Connection, row_ids: list) -> Tally:
+        """File the rows that are there, remove those that are gone, write their matches
+        (the batch calls this too, for the rows changed while it ran)."""
         id_column = self.config.source.id_column
         present = {row[id_column]: row for row in self.source.rows_by_id(row_ids, conn)}
         absent = [i for i in row_ids if i not in present]

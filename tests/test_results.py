@@ -22,7 +22,7 @@ def build(db, pairs, ids=(1, 2)):
 
 
 def live_pairs(db):
-    return [(m["a"], m["b"]) for m in results.live(db, "matches").find()]
+    return [(a, b) for a, b, _ in results.read_matches(db, results.pointer(db)["run"])]
 
 
 def test_before_any_batch_the_live_generation_is_the_plain_names(mongo_db):
@@ -77,3 +77,17 @@ def test_writes_while_a_batch_builds_are_logged_for_it_to_replay(mongo_db):
     writer.file([record(8)])
     assert writer.building is None
     assert mongo_db[results.CHANGES].count_documents({"row": 8}) == 0
+
+
+def test_pairs_and_groups_are_read_back_as_written_across_documents(mongo_db, monkeypatch):
+    monkeypatch.setattr(results, "PER_DOCUMENT", 3)
+    ids = list(range(100, 110))
+    i, j = np.array([0, 0, 1, 2, 3, 5, 8]), np.array([1, 2, 9, 4, 4, 6, 9])
+    groups = [[100, 101, 102, 109], [103, 104], [105, 106], [107, 108]]
+    run = results.new_run(mongo_db, {})
+    results.write_matches(mongo_db, run, ids, i, j, np.arange(7) / 10)
+    results.write_groups(mongo_db, run, groups)
+    assert results.read_matches(mongo_db, run) == [
+        (ids[a], ids[b], n / 10) for n, (a, b) in enumerate(zip(i.tolist(), j.tolist()))]
+    assert results.read_groups(mongo_db, run) == groups
+    assert mongo_db[results.named("matches", run)].count_documents({}) == 3

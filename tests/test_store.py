@@ -44,6 +44,7 @@ def build(store, records, changed=()):
     rows = [r.row for r in records for _ in r.keys]
     bits = bucket_bits(len(keys))
     store.write_buckets(run, bits, keys, rows)
+    store.write_manifest(run, [r.row for r in records], [r.content for r in records])
     results.switch(db, run, {}, bits)
     store._follow(now=True)
     return run
@@ -104,7 +105,7 @@ def test_fold_ends_fresh_only_for_rows_stored_as_the_buckets_hold_them(mongo_db)
     ensure_indexes(mongo_db)
     store = MongoStore(mongo_db)
     store.file([record(1, [1], content="a"), record(2, [2], content="b")])
-    assert store.fold(T, [(1, "a"), (2, "older")]) == 1
+    assert store.fold(T, {1: "a", 2: "older"}) == 1
     assert [d["row"] for d in mongo_db.rows.find({"fresh": {"$exists": True}})] == [2]
 
 
@@ -119,12 +120,14 @@ def test_bucket_documents_hold_tens_of_entries(mongo_db):
     assert all(found(store, *r.keys) == [r.row] for r in records[:50])
 
 
-def test_the_store_reports_what_it_holds_for_a_batch_to_compare(mongo_db):
+def test_the_manifest_lists_what_the_live_batch_filed_for_the_next_to_compare(mongo_db, monkeypatch):
+    monkeypatch.setattr("dedup_pipeline.store.MANIFEST_ROWS", 2)
     ensure_indexes(mongo_db)
     store = MongoStore(mongo_db)
-    build(store, [record(1, [1], content="a")])
-    store.file([record(2, [2], content="b")])
-    assert sorted(store.stored(T)) == [(1, "a", False), (2, "b", True)]
+    assert list(store.stored()) == []
+    build(store, [record(n, [n], content=f"c{n}") for n in range(5)])
+    store.file([record(9, [9], content="new")])  # filed since: not the batch's
+    assert list(store.stored()) == [(n, f"c{n}") for n in range(5)]
 
 
 class Commands(monitoring.CommandListener):

@@ -23,15 +23,17 @@ from sqlalchemy.dialects import mysql
 
 from benchmarks.quality.dataset import generate
 from dedup_pipeline import migrate
+from dedup_pipeline.batch import run_batch
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.corroboration import corroborates
+from dedup_pipeline.incremental import Incremental
 from dedup_pipeline.schemes import scheme_of
 from dedup_pipeline.source import SqlSource
+from dedup_pipeline.store import MongoStore, open_store
 from dedup_pipeline.watch import WatchSettings, watch
 from tests.mongo_process import MongoProcess
 from tests.test_incremental import sample_rows
-from tests.test_store import problems
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
           "category": "short", "content": "long", "created_at": "ignore"}
@@ -148,8 +150,12 @@ def assert_consistent(engine, config, mongo_db):
     assert want, "the scenario should have similar rows"
     assert stored_pairs(engine) == want
     table_ids = {r[0] for r in sql(engine, "SELECT id FROM petition")}
-    assert {d["row"] for d in mongo_db.fingerprints.find({}, {"row": 1})} == table_ids
-    assert problems(mongo_db, config.block_scheme()) == []
+    assert {d["row"] for d in mongo_db.rows.find({}, {"row": 1})} == table_ids
+    index = Incremental(MongoStore(mongo_db), config)  # each row filed as the table has it
+    with SqlSource(config) as source:
+        rows = source.rows_by_id(sorted(table_ids))
+    held = index.store.records(config.source.table, sorted(table_ids))
+    assert all(held[r["id"]] == index.record(r["id"], r, p) for r, p in zip(rows, index.scheme.probes(rows)))
 
 
 @pytest.fixture(autouse=True)
@@ -307,7 +313,7 @@ def test_a_worker_killed_mid_batch_then_restarted_loses_nothing_and_counts_nothi
         petition, config_file, config, mongo_db):
     insert(petition, petition_rows(480))
     worker = WorkerProcess(config_file, "--batch-size", "100")
-    filed = lambda: mongo_db.fingerprints.count_documents({})
+    filed = lambda: mongo_db.rows.count_documents({})
     wait_until(lambda: done(petition) >= 100 and filed() > done(petition), every=0.005)
     worker.stop(signal.SIGKILL)
     assert filed() > done(petition) > 0  # killed after filing rows whose entries it had not committed
@@ -359,7 +365,7 @@ def test_sigterm_stops_the_worker_after_the_current_batch(petition, config_file,
     assert "SIGTERM: stopping after the current batch" in log and "stopped: claimed=" in log
     done_rows = {r[0] for r in sql(petition, "SELECT row_id FROM dedup_outbox WHERE done_at IS NOT NULL")}
     assert 0 < len(done_rows) < 500
-    assert {d["row"] for d in mongo_db.fingerprints.find({}, {"row": 1})} == done_rows  # no batch left half done
+    assert {d["row"] for d in mongo_db.rows.find({}, {"row": 1})} == done_rows  # no batch left half done
 
 
 # -- failures
@@ -392,7 +398,7 @@ def test_a_config_naming_a_missing_column_is_a_clear_error_and_writes_nothing(pe
     assert result.exit_code == 2
     assert "column body not in table 'petition'" in result.output
     assert sql(petition, "SELECT COUNT(*), SUM(attempts) FROM dedup_outbox WHERE done_at IS NULL")[0] == (10, 0)
-    assert mongo_db.fingerprints.count_documents({}) == 0
+    assert mongo_db.rows.count_documents({}) == 0
 
 
 # -- batch
@@ -410,3 +416,23 @@ def test_batch_writes_dedup_match_both_ways_and_replaces_the_previous_batch(peti
     sql(petition, f"DELETE FROM petition WHERE id IN ({a}, {b})")
     assert run().exit_code == 0
     assert stored_pairs(petition, "batch") == expected_pairs(config) == {p for p in first if not {a, b} & set(p)}
+
+
+def test_rows_a_worker_changes_while_a_batch_runs_end_with_the_matches_the_table_gives(petition, config, mongo_db):
+    insert(petition, petition_rows(160))
+    drain(config)
+    a, b = 1, 5  # each has a re-submitted copy (10001, 10005): a pair in dedup_match
+    assert {(a, 10_000 + a), (b, 10_000 + b)} <= stored_pairs(petition)
+    changed = []
+
+    def meanwhile(n):  # the batch has read the table: a row deleted, a row rewritten, the worker on them
+        if not changed:
+            sql(petition, f"DELETE FROM petition WHERE id = {a}")
+            sql(petition, f"UPDATE petition SET content = '与此无关的另一件事：路灯坏了三个月' WHERE id = {b}")
+            changed.append(drain(config))
+
+    with open_store(config) as store:
+        result = run_batch(config, store, meanwhile, processes=1)
+    assert changed[0].removed == 1 and result.replayed == 2
+    assert not {p for p in stored_pairs(petition) if {a, b} & set(p)}  # not the batch's stale pairs
+    assert_consistent(petition, config, mongo_db)
