@@ -47,28 +47,15 @@ class Commands(monitoring.CommandListener):
 
 
 class TimedLookup:
-    """The store, with the time spent in `lookup` and `sketches` (the database's part of a
-    check) summed."""
+    """The store, with the time spent in `lookup` (the database's part of a check) summed."""
 
     def __init__(self, store) -> None:
         self.store, self.seconds = store, 0.0
 
-    def lookup(self, keys):
-        pages = self.store.lookup(keys)
-        while True:
-            start = time.perf_counter()
-            try:
-                entries = next(pages)
-            except StopIteration:
-                self.seconds += time.perf_counter() - start
-                return
-            self.seconds += time.perf_counter() - start
-            yield entries
-
-    def sketches(self, table, rows):
+    def lookup(self, table, keys):
         start = time.perf_counter()
         try:
-            return self.store.sketches(table, rows)
+            return self.store.lookup(table, keys)
         finally:
             self.seconds += time.perf_counter() - start
 

@@ -12,12 +12,8 @@ sets it compares (`SketchTable`) in a temporary file, read back as they are need
 from __future__ import annotations
 
 import mmap
-import multiprocessing
-import os
-from collections import deque
 import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
@@ -27,6 +23,7 @@ from . import matchtable, results
 from .config import Config
 from .incremental import Incremental, content_hash
 from .pairs import groups, single_pass_pairs
+from .parallel import chunks_mapped
 from .schemes import Scheme, scheme_of
 from .shingles import Sets, SketchTable
 from .source import SqlSource
@@ -75,9 +72,8 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
     run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
     table = config.source.table
     seconds: dict[str, float] = {}
-    # The workers start first, while this process is small: a child forked later is
-    # counted (by the kernel, in its peak RSS) as large as its parent was at the fork.
-    with _sketching(config, processes) as sketched, tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch:
+    with (chunks_mapped(config, processes, _scheme, _chunk) as sketched,
+          tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch):
         start = time.perf_counter()
         held = dict(store.stored())
         seconds["read store"] = time.perf_counter() - start
@@ -145,42 +141,13 @@ def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[
     return _Read(ids, hashes, fingerprints, keys.sets(), tables and tables.table(), added, changed)
 
 
-@contextmanager
-def _sketching(config: Config, processes: int | None) -> Iterator[Callable[[Iterable[list[dict]]], Iterator[Chunk]]]:
-    """A function making each chunk of rows into a `Chunk`, in order, on every core."""
-    processes = processes or config.batch.processes or os.cpu_count() or 1
-    if processes == 1:
-        scheme = scheme_of(config)
-        yield lambda chunks: (_chunk(rows, config, scheme) for rows in chunks)
-        return
-    # spawn, not fork: the parent holds database connections and their threads.
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(processes, initializer=_start, initargs=(config,)) as pool:
-        def sketched(chunks: Iterable[list[dict]]) -> Iterator[Chunk]:
-            pending: deque = deque()
-            for rows in chunks:  # a few chunks ahead, not the whole table queued up in memory
-                pending.append(pool.apply_async(_work, (rows,)))
-                if len(pending) > 2 * processes:
-                    yield pending.popleft().get()
-            while pending:
-                yield pending.popleft().get()
-        yield sketched
+def _scheme(config: Config) -> tuple[Config, Scheme]:
+    return config, scheme_of(config)
 
 
-_worker: tuple[Config, Scheme] | None = None
-
-
-def _start(config: Config) -> None:
-    global _worker
-    _worker = (config, scheme_of(config))
-
-
-def _work(rows: list[dict]) -> Chunk:
-    assert _worker is not None, "worker started without its scheme"
-    return _chunk(rows, *_worker)
-
-
-def _chunk(rows: list[dict], config: Config, scheme: Scheme) -> Chunk:
+def _chunk(rows: list[dict], state: tuple[Config, Scheme]) -> Chunk:
+    """What the batch needs of a chunk of rows (in a worker process)."""
+    config, scheme = state
     probes = scheme.probes(rows)
     return Chunk([row[config.source.id_column] for row in rows],
                  [content_hash(row, config.fields, scheme.settings) for row in rows],

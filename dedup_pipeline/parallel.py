@@ -1,45 +1,61 @@
-"""Fingerprinting on every core: chunks of rows go to worker processes, results come back
-in order. Each worker builds its own Featurizer (tokenizers do not cross processes)."""
+"""Chunks of rows worked on every core: each worker process builds its state once (a
+scheme or a featurizer: tokenizers do not cross processes), results come back in order,
+a few chunks ahead of the reader, so that a slow consumer never queues the table up."""
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 import os
-from typing import Iterable, Iterator, Mapping, Sequence
+from collections import deque
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from .config import Config
-from .features import Featurizer
 from .simhash import fingerprint_many
 
-_featurizer: Featurizer | None = None
+Mapper = Callable[[Iterable[Sequence[Mapping]]], Iterator[Any]]
+_state: Any = None
 
 
-def _start(config: Config) -> None:
-    global _featurizer
-    _featurizer = config.featurizer()
+def _start(make: Callable[[Config], Any], config: Config) -> None:
+    global _state
+    _state = make(config)
 
 
-def _work(rows: Sequence[Mapping]) -> np.ndarray:
-    assert _featurizer is not None, "worker started without a featurizer"
-    return fingerprint_many(rows, _featurizer)
+def _run(work: Callable[[Sequence[Mapping], Any], Any], rows: Sequence[Mapping]) -> Any:
+    return work(rows, _state)
+
+
+@contextmanager
+def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config], Any],
+                  work: Callable[[Sequence[Mapping], Any], Any]) -> Iterator[Mapper]:
+    """A function giving `work(chunk, make(config))` of each chunk, in order, on `processes`
+    cores (default: all). `make` and `work` are module-level functions (they are pickled).
+    The workers start now: start them before the caller grows, for a child forked later
+    is counted (by the kernel, in its peak RSS) as large as its parent was."""
+    processes = processes or config.batch.processes or os.cpu_count() or 1
+    if processes == 1:
+        state = make(config)
+        yield lambda chunks: (work(rows, state) for rows in chunks)
+        return
+    # spawn, not fork: the parent may hold database connections and their threads.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(processes, initializer=_start, initargs=(make, config)) as pool:
+        def mapped(chunks: Iterable[Sequence[Mapping]]) -> Iterator[Any]:
+            pending: deque = deque()
+            for rows in chunks:
+                pending.append(pool.apply_async(_run, (work, rows)))
+                if len(pending) > 2 * processes:
+                    yield pending.popleft().get()
+            while pending:
+                yield pending.popleft().get()
+        yield mapped
 
 
 def fingerprint_chunks(chunks: Iterable[Sequence[Mapping]], config: Config,
                        processes: int | None = None) -> Iterator[np.ndarray]:
-    """Fingerprints of each chunk of rows, in the order given. One process, or a single
-    chunk (not worth starting workers for), runs in-line."""
-    processes = processes or config.batch.processes or os.cpu_count() or 1
-    chunks = iter(chunks)
-    head = list(itertools.islice(chunks, 2))
-    chunks = itertools.chain(head, chunks)
-    if processes == 1 or len(head) < 2:
-        featurizer = config.featurizer()
-        yield from (fingerprint_many(chunk, featurizer) for chunk in chunks)
-        return
-    # spawn, not fork: the parent may hold database connections and their threads.
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(processes, initializer=_start, initargs=(config,)) as pool:
-        yield from pool.imap(_work, chunks)
+    """SimHash fingerprints of each chunk of rows, in the order given."""
+    with chunks_mapped(config, processes, Config.featurizer, fingerprint_many) as mapped:
+        yield from mapped(chunks)

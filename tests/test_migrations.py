@@ -95,7 +95,7 @@ def test_migrate_also_creates_the_mongodb_indexes(petition, tmp_path, mongo_db):
     result = CliRunner().invoke(main, ["migrate", "--config", str(config)])
     assert result.exit_code == 0, result.output
     assert "MongoDB indexes" in result.output
-    assert "state_1" in mongo_db.fingerprints.index_information()
+    assert "fresh_1" in mongo_db.rows.index_information()
 
 
 def test_downgrade_removes_everything_and_upgrade_works_again_through_the_cli(petition, tmp_path, mongo_db):
