@@ -11,6 +11,8 @@ sets it compares (`SketchTable`) in a temporary file, read back as they are need
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import mmap
 import tempfile
 import time
@@ -81,6 +83,7 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
         read = _read(config, store, held, on_progress, sketched, scratch)
         seconds["read+fingerprint"] = time.perf_counter() - start
 
+        _trim()
         start = time.perf_counter()
         scheme = scheme_of(config)
         if algorithm == "single-pass":
@@ -89,6 +92,7 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
             pairs = scheme.pairs(read.table if read.table is not None else read.fingerprints)
         seconds["all-pairs"] = time.perf_counter() - start
 
+    _trim()
     start = time.perf_counter()
     found = _groups(read.ids, pairs)
     seconds["groups"] = time.perf_counter() - start
@@ -225,6 +229,7 @@ def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, 
     store.write_buckets(run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys))
     store.write_manifest(run, read.ids, read.hashes)
     result.seconds["index"] = time.perf_counter() - start
+    _trim()
 
     start = time.perf_counter()
     results.write_matches(db, run, result.ids, *result.pairs)
@@ -234,12 +239,32 @@ def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, 
     results.switch(db, run, {
         "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
         "rows_with_similar": result.rows_with_similar}, bits)
+    _trim()
     hashes = dict(zip(read.ids, read.hashes))
     store.fold(table, hashes)
     gone = [row for row in held if row not in hashes]
     result.removed = store.remove(table, gone) if gone else 0
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = _replay(config, store, result.dedup_match is not None)
+
+
+def _trim() -> None:
+    """Give the memory freed by a phase back to the system: glibc keeps it otherwise, in
+    the arenas of the threads that used it (the embedded server's among them), and the
+    batch's peak RSS would be the sum of its phases' peaks rather than their maximum."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
 
 
 class _Positions:
