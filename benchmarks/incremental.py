@@ -52,10 +52,10 @@ class TimedLookup:
     def __init__(self, store) -> None:
         self.store, self.seconds = store, 0.0
 
-    def lookup(self, table, keys):
+    def lookup(self, table, wanted):
         start = time.perf_counter()
         try:
-            return self.store.lookup(table, keys)
+            return self.store.lookup(table, wanted)
         finally:
             self.seconds += time.perf_counter() - start
 

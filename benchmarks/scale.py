@@ -9,7 +9,7 @@ MongoDB work (round trips, documents written); and the datasketch peer on the fi
 The table (benchmarks/scale_data.py): People's Daily text in runs of 40 to 600 characters,
 a fifth of the rows re-submissions of a recent row (mostly the same submitter with an edit,
 some another person's copy). The config is benchmarks/batch.py's, default scheme, embedded
-store (every DEDUP_* variable unset). The batch runs under a wrapper (WRAPPER) that counts,
+store (every DEDUP_* variable unset). The batch runs under a wrapper (benchmarks/counting.py) that counts,
 with a pymongo CommandListener, every command sent (hello, ping and the like apart) and the
 documents each writes, by collection, and records the peak RSS of the process, which holds
 the embedded server, and of its worker processes. Between the runs 0.6% of the rows get a
@@ -44,69 +44,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.batch import CONFIG  # noqa: E402
+from benchmarks.counting import counted  # noqa: E402
 from benchmarks.scale_data import COLUMNS, PetitionMaker, edit_content  # noqa: E402
 
 PEER_ROWS = 100_000
 CHANGED, DELETED, ADDED = 0.006, 0.002, 0.002  # shares of the rows, between the two batches
-COUNTS_ENV = "SCALE_BENCH_COUNTS"
-
-WRAPPER = r'''
-import json, os, resource, sys
-from collections import Counter
-from pymongo import monitoring
-
-HANDSHAKE = {"hello", "ismaster", "ping", "endsessions", "buildinfo", "saslstart", "saslcontinue"}
-WRITES = {"insert": "documents", "update": "updates", "delete": "deletes"}
-counts = {"round_trips": 0, "handshakes": 0, "commands": Counter(), "written": Counter()}
-
-
-def written(name, command):
-    """(collection, documents) pairs a write command carries."""
-    if name in WRITES:
-        return [(command[name], len(command.get(WRITES[name], ())))]
-    if name == "findAndModify":
-        return [(command[name], 1)]
-    if name == "bulkWrite":
-        spaces = [ns["ns"].split(".", 1)[-1] for ns in command.get("nsInfo", ())]
-        return [(spaces[op[kind]], 1) for op in command.get("ops", ()) for kind in WRITES if kind in op]
-    return []
-
-
-class Count(monitoring.CommandListener):
-    def started(self, event):
-        if event.command_name.lower() in HANDSHAKE:
-            counts["handshakes"] += 1
-            return
-        counts["round_trips"] += 1
-        counts["commands"][event.command_name] += 1
-        for collection, n in written(event.command_name, event.command):
-            counts["written"][collection] += n
-
-    def succeeded(self, event):
-        pass
-
-    def failed(self, event):
-        pass
-
-
-monitoring.register(Count())
-import click
-from dedup_pipeline import cli
-
-code = 0
-try:
-    cli.main(["batch", "--config", "dedup.toml"], standalone_mode=False)
-except click.ClickException as e:
-    e.show()
-    code = e.exit_code
-finally:
-    counts["rss_self_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    counts["rss_children_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    with open(os.environ["SCALE_BENCH_COUNTS"], "w") as f:
-        json.dump(counts, f)
-sys.exit(code)
-'''
-
 
 # ------------------------------------------------------------------ the table
 
@@ -157,11 +99,11 @@ def new_content(rng: random.Random, maker: PetitionMaker, db: sqlite3.Connection
 
 
 def run_batch(folder: Path) -> dict:
-    """`dedup-pipeline batch` in a subprocess under WRAPPER: wall time, stdout, its counts."""
+    """`dedup-pipeline batch` in a subprocess under benchmarks/counting.py: wall time, stdout, its counts."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
-    env[COUNTS_ENV] = str(folder / "counts.json")
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", WRAPPER], cwd=folder, env=env, capture_output=True, text=True)
+    done = subprocess.run(counted(folder / "counts.json", "batch", "--config", "dedup.toml"), cwd=folder,
+                          env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(f"the batch failed (exit {done.returncode}):\n{done.stdout}{done.stderr[-3000:]}")

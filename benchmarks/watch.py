@@ -32,6 +32,8 @@ import argparse
 import csv
 import os
 import random
+import json
+from collections import Counter
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from benchmarks.corpus import news_sentences  # noqa: E402
+from benchmarks.counting import counted  # noqa: E402
 from tests.mariadb import MariaDB  # noqa: E402
 from tests.mongo_process import MongoProcess  # noqa: E402
 
@@ -134,9 +137,11 @@ class Poller(threading.Thread):
             time.sleep(0.005)
 
 
-def worker(config: Path, log: Path, *options: str) -> subprocess.Popen:
+def worker(config: Path, log: Path, *options: str, counts: Path | None = None) -> subprocess.Popen:
+    """A `watch` worker; with `counts`, its MongoDB work counted (benchmarks/counting.py)."""
+    command = ["watch", "--config", str(config), *options]
     with open(log, "ab") as out:
-        return subprocess.Popen([*CLI, "watch", "--config", str(config), *options], stdout=out,
+        return subprocess.Popen(counted(counts, *command) if counts else [*CLI, *command], stdout=out,
                                 stderr=subprocess.STDOUT, cwd=ROOT)
 
 
@@ -239,7 +244,8 @@ def main() -> None:
         print(f"backlog: {args.backlog:,} rows ({args.resubmit:.0%} re-submissions) inserted with no worker running "
               f"({time.perf_counter() - start:.1f} s), {pending(server):,} entries pending")
         start = time.perf_counter()
-        process = worker(config, log, *options)
+        counts = Path(folder) / "counts.json"
+        process = worker(config, log, *options, counts=counts)
         while pending(server):
             time.sleep(0.2)
         drained = time.perf_counter() - start
@@ -248,6 +254,12 @@ def main() -> None:
         catchup = args.backlog / drained
         print(f"catch-up: {args.backlog:,} entries drained by one worker in {drained:.1f} s "
               f"(worker start included): {catchup:,.0f} rows/s")
+        mongo_work = json.loads(counts.read_text())
+        written = sum(mongo_work["written"].values())
+        print(f"  MongoDB: {mongo_work['round_trips'] / args.backlog:.2f} round trips and "
+              f"{written / args.backlog:.2f} documents written per row "
+              f"({', '.join(f'{n} {c:,}' for n, c in Counter(mongo_work['commands']).most_common())}; "
+              f"written: {', '.join(f'{n} {c:,}' for n, c in Counter(mongo_work['written']).most_common())})")
         if os.environ.get("BENCH_KEEP_LOG"):
             Path(os.environ["BENCH_KEEP_LOG"]).write_text(log.read_text(encoding="utf-8"), encoding="utf-8")
         batches = [line for line in log.read_text(encoding="utf-8").splitlines() if " batch claimed=" in line]

@@ -79,8 +79,7 @@ class Incremental:
         each other (once each), and of the stored pairs they corroborate (corroboration.py),
         with one lookup."""
         keys = {row: set(self.scheme.keys(p)) for row, p in probes.items()}
-        held = {row: r for row, r in self.store.lookup(self.table, set().union(*keys.values())).items()
-                if row not in probes}
+        held = self.store.lookup(self.table, keys)
         stored = {**{row: self._restore(r) for row, r in held.items()}, **probes}
         keys.update((row, set(r.keys)) for row, r in held.items())
         under: dict[int, set] = {}

@@ -14,9 +14,9 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   the pairs `verbatim_containment` accepts below `verbatim` (a sentence added: Jaccard
   0.6–0.9): a pair shares a band with probability 0.999 at Jaccard 0.92, 0.988 at 0.85,
   0.85 at 0.72, 0.57 at 0.6, 0.32 at 0.5, 0.05 at 0.3.
-Candidates are confirmed exactly, so keys decide only what is looked at. Each key costs a
-document written and read per row in the store, so there are few: 4 per submitter value
-and 6 bands (benchmarks/quality measured 8 and 12 × 12 no better, 6 × 8 bands missed
+Candidates are confirmed exactly, so keys decide only what is looked at. Each key costs an
+entry in the store's buckets and a candidate to confirm, so there are few: 4 per submitter
+value and 6 bands (benchmarks/quality measured 8 and 12 × 12 no better, 6 × 8 bands missed
 different submitters' pairs the confirmation accepts).
 
 Confirming (measured in benchmarks/quality): numbers are folded to one digit, so a changed
@@ -32,7 +32,9 @@ A pair with similar text and neither kind of evidence is kept when a third row l
 (`corroborate`, corroboration.py).
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
-so that a million rows hash in seconds.
+so that a million rows hash in seconds; 32 bits of it, and pairs of sets compared all at
+once (`overlap_pairs`), so that a million rows' sets fit a temporary file and compare in
+seconds.
 """
 
 from __future__ import annotations

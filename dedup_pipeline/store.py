@@ -92,7 +92,7 @@ class Record(NamedTuple):
 class BlockStore(Protocol):
     """Rows filed under opaque keys: what the checks, the worker and the batch need."""
 
-    def lookup(self, table: str, keys: Iterable[int]) -> dict[Any, Record]: ...
+    def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]: ...
     def records(self, table: str, rows: Sequence) -> dict[Any, Record]: ...
     def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int: ...
     def remove(self, table: str, rows: Sequence) -> int: ...
@@ -226,18 +226,32 @@ class MongoStore:
 
     # -- reading
 
-    def lookup(self, table: str, keys: Iterable[int]) -> dict[Any, Record]:
-        """Every row of `table` filed under one of these keys, as it is now."""
-        keys = sorted({to_int64(k) for k in keys})
+    def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]:
+        """Every other row of `table` filed under a key of one of these rows ({row: its keys};
+        a text checked has no row: None), as it is now."""
         with _errors(self.where):
             self._follow()
-            found = {d["row"]: _record(d) for d in self._find("fresh", keys, table)}
-            named = self._in_buckets(keys) - found.keys()
-            wanted = set(keys)
+            found = {d["row"]: _record(d) for d in self._fresh(table, wanted)}
+            keys = {to_int64(k) for row_keys in wanted.values() for k in row_keys}
+            named = self._in_buckets(sorted(keys)) - found.keys() - wanted.keys()
             for row, record in self.records(table, sorted(named, key=str)).items():
-                if wanted.intersection(to_int64(k) for k in record.keys):
+                if keys.intersection(to_int64(k) for k in record.keys):
                     found[row] = record
         return found
+
+    def _fresh(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> Iterator[dict]:
+        """The fresh rows under these rows' keys, asked for a few rows at a time and not
+        those rows themselves: a batch files its rows before it looks, and SecantusDB
+        checks every document it finds against the whole `$in` list, in Python."""
+        keys: list[int] = []
+        rows: list[str] = []
+        for n, (row, row_keys) in enumerate(wanted.items()):
+            keys += [to_int64(k) for k in row_keys]
+            rows.append(row_key(table, row))
+            if len(keys) >= IN_IDS or n == len(wanted) - 1:
+                yield from (doc for doc in self.rows.find({"fresh": {"$in": keys}, "_id": {"$nin": rows}},
+                                                          {"fresh": 0}) if doc["table"] == table)
+                keys, rows = [], []
 
     def _in_buckets(self, keys: list[int]) -> set:
         """The rows the live buckets file under these keys (some perhaps since changed)."""
@@ -373,9 +387,10 @@ class MemoryStore:
     def __init__(self) -> None:
         self.held: dict[tuple[str, Any], Record] = {}
 
-    def lookup(self, table: str, keys: Iterable[int]) -> dict[Any, Record]:
-        wanted = set(keys)
-        return {r.row: r for (t, _), r in self.held.items() if t == table and wanted.intersection(r.keys)}
+    def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]:
+        keys = {k for row_keys in wanted.values() for k in row_keys}
+        return {r.row: r for (t, row), r in self.held.items()
+                if t == table and row not in wanted and keys.intersection(r.keys)}
 
     def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
         return {row: self.held[table, row] for row in rows if (table, row) in self.held}

@@ -280,6 +280,6 @@ def test_a_writer_killed_at_any_moment_leaves_every_row_whole(mongo_uri, mongo_d
         held = store.records("petition", list(range(40)))
         for row, record in held.items():  # found under each of its keys, under nothing else
             assert record.content == str(record.keys)
-            assert all(row in store.lookup("petition", [key]) for key in record.keys)
+            assert all(row in store.lookup("petition", {None: [key]}) for key in record.keys)
         unused = set(range(100)) - {k for r in held.values() for k in r.keys}
-        assert not store.lookup("petition", unused)
+        assert not store.lookup("petition", {None: unused})

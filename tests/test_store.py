@@ -23,7 +23,7 @@ def record(row, keys, content="c", table=T, fingerprint=0xFFFF_0003_0002_0001):
 
 
 def found(store, *keys, table=T):
-    return sorted(store.lookup(table, keys))
+    return sorted(store.lookup(table, {None: keys}))
 
 
 @pytest.fixture(params=["mongo", "memory"])
@@ -59,7 +59,7 @@ def test_fingerprints_round_trip_through_signed_int64(fingerprint):
 def test_a_filed_row_is_found_under_each_of_its_keys_with_its_record(store):
     store.file([record(7, [1, 2, HIGH + 5])])
     assert found(store, 1) == found(store, HIGH + 5) == [7]
-    assert store.lookup(T, [2])[7] == record(7, [1, 2, HIGH + 5])
+    assert store.lookup(T, {None: [2]})[7] == record(7, [1, 2, HIGH + 5])
     assert found(store, 3) == []
 
 
@@ -74,6 +74,11 @@ def test_remove_forgets_a_row_and_counts_only_rows_held(store):
     store.file([record(7, [1]), record(8, [1])])
     assert store.remove(T, [7, 9]) == 1
     assert found(store, 1) == [8]
+
+
+def test_a_lookup_for_rows_finds_other_rows_only(store):
+    store.file([record(n, [1, n]) for n in range(6)])
+    assert sorted(store.lookup(T, {0: [1], 1: [1], 9: [5]})) == [2, 3, 4, 5]
 
 
 def test_rows_of_two_tables_with_the_same_id_are_two_rows(store):
