@@ -18,7 +18,9 @@ new content (half an edit of their own, half a new text), 0.2% are deleted and 0
 The peer: datasketch MinHashLSH (threshold 0.5, 128 permutations) over character 2-shingles
 of the content normalized as the pipeline does (NFKC, lower case, no punctuation or spaces),
 MinHashes made with MinHash.bulk (sha1), inserted as they are (as LeanMinHash they were no
-faster), then every row queried; its time runs from the texts read to the last query.
+faster), then every row queried; its time runs from the texts read to the last query. It
+runs after both batches, on the table as the second one read it: a batch started by this
+process after the peer's gigabytes would be counted (its peak RSS, from the fork) that large.
 
 Last line: rows= batch_s= rerun_s= peak_rss_mb= store_mb= docs_per_row= peer_datasketch_100k_s=
 (wall seconds of the two batches, the larger peak RSS of the two, the store folder after
@@ -205,16 +207,18 @@ def bench(args: argparse.Namespace, folder: Path) -> None:
     store = folder_bytes(folder / "dedup-data" / "mongo")
     report_batch("batch", first, args.rows)
     print(f"  store: {store / 2**20:.0f} MB on disk ({store / args.rows:.0f} bytes per row)", flush=True)
-    peer = None if args.skip_peer else peer_datasketch(db, PEER_ROWS)
-    if peer:
-        print(f"\n== datasketch MinHashLSH over the first {peer['rows']:,} rows: {peer['total']:.1f} s "
-              f"(MinHashes {peer['build']:.1f} s, insert {peer['insert']:.1f} s, query {peer['query']:.1f} s), "
-              f"{peer['pairs']:,} candidate pairs")
     changes = change_table(db, maker, args.rows, args.seed + 1)
     rerun = run_batch(folder)
     changed = sum(changes.values())
     report_batch(f"batch again after {changes['updated']:,} rows updated, {changes['deleted']:,} deleted, "
                  f"{changes['added']:,} added", rerun, args.rows - changes["deleted"] + changes["added"], changed)
+    # The peer last: a batch forked from this process after it would be counted (ru_maxrss)
+    # as large as this process was at the fork.
+    peer = None if args.skip_peer else peer_datasketch(db, PEER_ROWS)
+    if peer:
+        print(f"\n== datasketch MinHashLSH over the first {peer['rows']:,} rows: {peer['total']:.1f} s "
+              f"(MinHashes {peer['build']:.1f} s, insert {peer['insert']:.1f} s, query {peer['query']:.1f} s), "
+              f"{peer['pairs']:,} candidate pairs")
     peak = max(first["peak_kb"], rerun["peak_kb"]) / 1024
     peer_s = f"{peer['total']:.1f}" if peer else "skipped"
     print(f"rows={args.rows} batch_s={first['wall']:.1f} rerun_s={rerun['wall']:.1f} peak_rss_mb={peak:.0f} "

@@ -10,9 +10,10 @@ next switch, so a reader that resolved it just before keeps reading whole result
            "settings": {...}, "finished_at": <date>}
           {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...}}
 
-The pointer's `run` is "" before the first batch: the generation of plain names, which
-`dedup-pipeline add` fills. While a batch builds, `building` names it and every write to
-the live index is also logged in `changes`, to be replayed into the new one after the switch.
+The pointer's `run` is "" before the first batch: no buckets yet (rows that `dedup-pipeline
+add` files are found as fresh rows, store.py). While a batch builds, `building` names it and
+every write to the index is also logged in `changes`, for the batch to decide those rows
+again after its switch. The pointer also says how its buckets are keyed (`bucket_bits`).
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@ its generation, one per `bucket_bits`-bit bucket of the key (`bucket_bits` sized
 batch so that a document lists tens of entries: the documents written stay about one per
 row and a fraction, however many keys a row has). A row written since (by `watch`, `add`
 or the next batch) lists its keys in `fresh`, which a sparse index finds: the append-only
-part that the next batch folds into its buckets. A lookup reads the buckets of its keys and
-the fresh rows with them (one round trip each), then the rows the buckets name (a third);
-an entry whose row no longer has that key (changed or removed since) is skipped.
+part that the next batch folds into its buckets. A lookup reads the fresh rows under its
+keys and the buckets of its keys, then the rows the buckets name (a round trip each, per
+IN_IDS keys); an entry whose row no longer has that key (changed or removed since) is
+skipped.
 
 The manifest lists what the batch filed, for the next one to write only what changed.
 Keys are opaque 63-bit integers: the store knows nothing of schemes. pymongo stays in this
