@@ -72,7 +72,6 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
     groups (by block keys, or by the paper's Single-Pass baseline, O(n^2)), and make them
     and a rebuilt block index live together."""
     run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
-    table = config.source.table
     seconds: dict[str, float] = {}
     with (chunks_mapped(config, processes, _scheme, _chunk) as sketched,
           tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch):

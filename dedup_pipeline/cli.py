@@ -90,8 +90,8 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
             writer.writerow([config.source.id_column, "fingerprint"])
             writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
     rate = result.rows_with_similar / max(result.rows, 1)
-    click.echo(f"rows fingerprinted: {result.rows:,} (written to the store: {result.added:,} new, "
-               f"{result.changed:,} changed, {result.removed:,} removed)")
+    click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "
+               f"{result.added:,} new, {result.changed:,} changed, {result.removed:,} removed)")
     click.echo(f"similar pairs ({_similar_means(config)}): {len(result.pairs[0]):,}")
     click.echo(f"groups: {len(result.groups):,} ({result.rows_with_similar:,} rows with a similar row, "
                f"duplicate rate {rate:.1%})")
