@@ -30,6 +30,7 @@ from .schemes import Scheme, scheme_of
 from .shingles import Sets, SketchTable
 from .source import SqlSource
 from .store import MongoStore, Record, bucket_bits
+from .watch import Worker, WatchSettings, tables
 
 
 @dataclass
@@ -63,7 +64,7 @@ class Chunk(NamedTuple):
     fingerprints: np.ndarray
     keys: Sets
     sketches: list  # what the store keeps of each row's sketch (None for fingerprints)
-    table: SketchTable | None  # what the scheme compares, for shingles
+    table: SketchTable | None  # what the scheme compares, for shingles (its keys are `keys`)
 
 
 def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,
@@ -115,7 +116,7 @@ def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[
     """Read and sketch every row, writing the row documents of those new or changed."""
     ids: list = []
     hashes: list[str] = []
-    prints, keys, tables = [], _SetsSpool(scratch, np.uint64), None
+    prints, keys, compared = [], _SetsSpool(scratch, np.uint64), None
     added = changed = 0
     with SqlSource(config) as source:
         for chunk in sketched(source.rows()):
@@ -137,11 +138,12 @@ def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[
             prints.append(chunk.fingerprints)
             keys.append(chunk.keys)
             if chunk.table is not None:
-                tables = tables or _TableSpool(scratch)
-                tables.append(chunk.table)
+                compared = compared or _TableSpool(scratch)
+                compared.append(chunk.table)
             on_progress(len(chunk.ids))
     fingerprints = np.concatenate(prints) if prints else np.zeros(0, np.uint64)
-    return _Read(ids, hashes, fingerprints, keys.sets(), tables and tables.table(), added, changed)
+    all_keys = keys.sets()
+    return _Read(ids, hashes, fingerprints, all_keys, compared and compared.table(all_keys), added, changed)
 
 
 def _scheme(config: Config) -> tuple[Config, Scheme]:
@@ -152,12 +154,12 @@ def _chunk(rows: list[dict], state: tuple[Config, Scheme]) -> Chunk:
     """What the batch needs of a chunk of rows (in a worker process)."""
     config, scheme = state
     probes = scheme.probes(rows)
+    table = SketchTable.of(probes) if scheme.sketch_stored else None
     return Chunk([row[config.source.id_column] for row in rows],
                  [content_hash(row, config.fields, scheme.settings) for row in rows],
                  np.array([scheme.fingerprint(p) for p in probes], np.uint64),
-                 Sets.of([np.array(scheme.keys(p), np.uint64) for p in probes]),
-                 [scheme.sketch(p) for p in probes],
-                 SketchTable.of(probes) if scheme.sketch_stored else None)
+                 table.keys if table else Sets.of([np.array(scheme.keys(p), np.uint64) for p in probes]),
+                 [scheme.sketch(p) for p in probes], table)
 
 
 class _SetsSpool:
@@ -191,22 +193,22 @@ class _Released(np.memmap):
 
 
 class _TableSpool:
-    """SketchTables appended chunk by chunk: their sets to temporary files, the rest held."""
+    """SketchTables appended chunk by chunk: their sets to temporary files, the people
+    held; their keys are spooled with every scheme's (`_read`)."""
 
     def __init__(self, folder: str):
         self.shingles, self.verbatim = _SetsSpool(folder, np.uint32), _SetsSpool(folder, np.uint32)
-        self.keys, self.people = _SetsSpool(folder, np.uint64), []
+        self.people: list[np.ndarray] = []
 
     def append(self, table: SketchTable) -> None:
         self.shingles.append(table.shingles)
         self.verbatim.append(table.verbatim)
-        self.keys.append(table.keys)
         self.people.append(table.people)
 
-    def table(self) -> SketchTable:
+    def table(self, keys: Sets) -> SketchTable:
         width = max(p.shape[1] for p in self.people)
         people = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in self.people])
-        return SketchTable(self.shingles.sets(), self.verbatim.sets(), people, self.keys.sets())
+        return SketchTable(self.shingles.sets(), self.verbatim.sets(), people, keys)
 
 
 def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:
@@ -285,7 +287,6 @@ def _replay(config: Config, store: MongoStore, matches: bool) -> int:
     index = Incremental(store, config)
     with SqlSource(config) as source:
         if matches and ids:
-            from .watch import Worker, WatchSettings, tables
             worker = Worker(config, WatchSettings(), source, index, tables(source))
             with source.engine.connect() as conn, conn.begin():
                 worker.process(conn, sorted(ids, key=str))

@@ -7,7 +7,6 @@ The store and the scheme come from the configuration; nothing here speaks MongoD
 from __future__ import annotations
 
 from contextlib import contextmanager
-from itertools import islice
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from cityhash import CityHash64
@@ -16,7 +15,7 @@ from .config import Config
 from .corroboration import corroborated, corroborates, neighbours
 from .features import SEPARATOR, value_text
 from .schemes import scheme_of
-from .store import BlockStore, Record, open_store
+from .store import BlockStore, Record, batched, open_store
 
 MODES = ("exists", "all")
 _CHUNK = 2000
@@ -133,7 +132,7 @@ class Incremental:
         """File many (row id, row) pairs, in batches; rows stored as they are are skipped.
         Returns how many were written."""
         written = 0
-        for chunk in _batched(rows, _CHUNK):
+        for chunk in batched(rows, _CHUNK):
             probes = self.scheme.probes([row for _, row in chunk])
             written += self.file_many((i, row, p) for (i, row), p in zip(chunk, probes))
         return written
@@ -171,9 +170,3 @@ def content_hash(row: Mapping[str, Any], fields: Iterable, settings: str = "") -
     the store holds of a row must be written again."""
     text = settings + "\x1d" + "\x1e".join(f"{f.name}{SEPARATOR}{value_text(row.get(f.name), f) or ''}" for f in fields)
     return f"{CityHash64(text):016x}"
-
-
-def _batched(items: Iterable, size: int) -> Iterator[list]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk

@@ -87,7 +87,7 @@ def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.nd
              "b": [ids[y] for y in j[start:start + PER_DOCUMENT].tolist()],
              "distance": d[start:start + PER_DOCUMENT].tolist()}
             for n, start in enumerate(range(0, len(i), PER_DOCUMENT)))
-    _insert(db[named("matches", run)], docs)
+    insert_all(db[named("matches", run)], docs)
 
 
 def read_matches(db: Database, run: str) -> list[tuple]:
@@ -99,7 +99,7 @@ def read_matches(db: Database, run: str) -> list[tuple]:
 def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
     """Groups of two or more rows, largest first, PER_DOCUMENT rows (or one group) a
     document: {"groups": [[row, ...], ...]}."""
-    _insert(db[named("groups", run)], ({"_id": n, "groups": part} for n, part in enumerate(_filled(groups))))
+    insert_all(db[named("groups", run)], ({"_id": n, "groups": part} for n, part in enumerate(_filled(groups))))
 
 
 def read_groups(db: Database, run: str) -> list[list]:
@@ -120,9 +120,14 @@ def _filled(groups: Iterable[list]) -> Iterator[list[list]]:
         yield part
 
 
-def _insert(target: Collection, docs: Iterable[dict]) -> None:
+def insert_all(target: Collection, docs: Iterable[dict]) -> int:
+    """Insert a stream of documents, 20 a request (big ones: a few MB a round trip);
+    returns how many."""
+    docs, count = iter(docs), 0
     for chunk in iter(lambda: list(islice(docs, 20)), []):
         target.insert_many(chunk, ordered=False)
+        count += len(chunk)
+    return count
 
 
 def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:

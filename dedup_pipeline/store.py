@@ -208,21 +208,22 @@ class MongoStore:
         if now or time.monotonic() - self._read_at > FOLLOW_S:
             self._use(results.pointer(self.db))
 
-    def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True) -> None:
+    def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True) -> int:
         """Run a write's ops on the rows, then log the rows while a batch builds (unless the
         batch writes them), ended by a guard that matches only if the pointer still says
         what this store read; if not, the pointer moved meanwhile: read it again and make
-        the write again."""
+        the write again. Returns how many documents its deletes deleted."""
+        deleted = 0
         while True:
             if ops:
-                self.rows.bulk_write(ops, ordered=True)
-            if self.building and log:
+                deleted += self.rows.bulk_write(ops, ordered=True).deleted_count
+            if self.building and log and rows:
                 self.db[results.CHANGES].bulk_write([UpdateOne(
                     {"_id": row_key(table, row)}, {"$set": {"table": table, "row": row}}, upsert=True)
                     for row in rows])
             same = {"_id": results.LIVE, "run": self.generation, "building": self.building}
             if self.db[results.RUNS].update_one(same, {"$set": {"run": self.generation}}).matched_count:
-                return
+                return deleted
             self._follow(now=True)
 
     # -- reading
@@ -271,14 +272,8 @@ class MongoStore:
         """What the store holds about these rows (those it holds)."""
         with _errors(self.where):
             ids = [row_key(table, r) for r in rows]
-            return {d["row"]: _record(d) for d in self._find("_id", ids)}
-
-    def _find(self, field: str, values: list, table: str | None = None) -> Iterator[dict]:
-        """Row documents (of `table`) whose `field` is one of `values`, IN_IDS at a time."""
-        for start in range(0, len(values), IN_IDS):
-            for doc in self.rows.find({field: {"$in": values[start:start + IN_IDS]}}, {"fresh": 0}):
-                if table is None or doc["table"] == table:
-                    yield doc
+            return {d["row"]: _record(d) for start in range(0, len(ids), IN_IDS)
+                    for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"fresh": 0})}
 
     def stored(self) -> Iterator[tuple[Any, str]]:
         """(row, content hash) of each row the live generation's batch filed, as its manifest
@@ -291,12 +286,10 @@ class MongoStore:
 
     def write_manifest(self, run: str, rows: Sequence, contents: Sequence[str]) -> None:
         """What run's batch files: each row and its content hash, MANIFEST_ROWS a document."""
-        target = self.db[results.named(MANIFEST, run)]
         with _errors(self.where):
-            for start in range(0, len(rows), 20 * MANIFEST_ROWS):
-                target.insert_many([{"_id": n // MANIFEST_ROWS, "rows": list(rows[n:n + MANIFEST_ROWS]),
-                                     "content": list(contents[n:n + MANIFEST_ROWS])}
-                                    for n in range(start, min(start + 20 * MANIFEST_ROWS, len(rows)), MANIFEST_ROWS)])
+            results.insert_all(self.db[results.named(MANIFEST, run)], (
+                {"_id": n // MANIFEST_ROWS, "rows": list(rows[n:n + MANIFEST_ROWS]),
+                 "content": list(contents[n:n + MANIFEST_ROWS])} for n in range(0, len(rows), MANIFEST_ROWS)))
 
     # -- writing
 
@@ -306,7 +299,7 @@ class MongoStore:
         does not log them for itself. Returns how many."""
         written = 0
         with _errors(self.where):
-            for chunk in _batched(records, WRITE_CHUNK):
+            for chunk in batched(records, WRITE_CHUNK):
                 self._follow()
                 by_table: dict[str, list[Record]] = {}
                 for record in chunk:
@@ -336,9 +329,7 @@ class MongoStore:
         """Forget these rows; returns how many were filed."""
         with _errors(self.where):
             self._follow()
-            held = self.records(table, rows)
-            self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows if r in held])
-        return len(held)
+            return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows])
 
     def fold(self, table: str, bucketed: Mapping[Any, str]) -> int:
         """The fresh rows that the live buckets now hold as they are stored ({row: content
@@ -359,16 +350,10 @@ class MongoStore:
             bucket = buckets(keys, bits)
             order = np.argsort(bucket, kind="stable")
             bucket, signed = bucket[order], keys.view(np.int64)[order]
-            bounds = np.flatnonzero(np.diff(bucket)) + 1
-            starts, ends = np.concatenate(([0], bounds)), np.concatenate((bounds, [len(bucket)]))
-            written = 0
-            for lo in range(0, len(starts), WRITE_CHUNK):
-                docs = [{"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()),
-                         "rows": [rows[n] for n in order[s:e].tolist()]}
-                        for s, e in zip(starts[lo:lo + WRITE_CHUNK].tolist(), ends[lo:lo + WRITE_CHUNK].tolist())]
-                target.insert_many(docs, ordered=False)
-                written += len(docs)
-        return written
+            bounds = [0, *(np.flatnonzero(np.diff(bucket)) + 1).tolist(), len(bucket)]
+            return results.insert_all(target, (
+                {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": [rows[n] for n in order[s:e].tolist()]}
+                for s, e in zip(bounds, bounds[1:])))
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
@@ -422,7 +407,8 @@ def _record(doc: dict) -> Record:
                   tuple(from_int64(k) for k in doc["keys"]), None if doc.get("sketch") is None else bytes(doc["sketch"]))
 
 
-def _batched(items: Iterable, size: int) -> Iterator[list]:
+def batched(items: Iterable, size: int) -> Iterator[list]:
+    """Consecutive lists of `size` items (the last shorter)."""
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
         yield chunk
