@@ -120,11 +120,11 @@ def _filled(groups: Iterable[list]) -> Iterator[list[list]]:
         yield part
 
 
-def insert_all(target: Collection, docs: Iterable[dict]) -> int:
-    """Insert a stream of documents, 20 a request (big ones: a few MB a round trip);
-    returns how many."""
+def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) -> int:
+    """Insert a stream of documents, `per_request` a round trip (20 of these results
+    documents: a few MB); returns how many."""
     docs, count = iter(docs), 0
-    for chunk in iter(lambda: list(islice(docs, 20)), []):
+    for chunk in iter(lambda: list(islice(docs, per_request)), []):
         target.insert_many(chunk, ordered=False)
         count += len(chunk)
     return count

@@ -353,7 +353,7 @@ class MongoStore:
             bounds = [0, *(np.flatnonzero(np.diff(bucket)) + 1).tolist(), len(bucket)]
             return results.insert_all(target, (
                 {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": [rows[n] for n in order[s:e].tolist()]}
-                for s, e in zip(bounds, bounds[1:])))
+                for s, e in zip(bounds, bounds[1:])), WRITE_CHUNK)
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
