@@ -28,7 +28,16 @@ from sqlalchemy.engine import make_url
 from .config import Config, ConfigError, mask_url
 from .source import SourceError, SqlSource
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+def _migrations_dir() -> Path:
+    """The Alembic scripts: inside the package in an installed wheel (pyproject maps the
+    repository's top-level migrations/ to dedup_pipeline.migrations), else in the checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "migrations"
+    return packaged if (packaged / "env.py").is_file() else here.parent / "migrations"
+
+
+MIGRATIONS = _migrations_dir()
 VERSION_TABLE = "dedup_alembic_version"
 OUTBOX_TABLE = "dedup_outbox"
 MATCH_TABLE = "dedup_match"

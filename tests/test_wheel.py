@@ -1,0 +1,126 @@
+"""The built wheel works without the checkout: it ships the Alembic scripts (the top-level
+migrations/, as dedup_pipeline.migrations) and the package data, and its `dedup-pipeline`,
+installed in a fresh venv, migrates and batches on the built-in default."""
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("pyproject.toml", "README.md", "dedup_pipeline", "migrations")
+JUNK = ("__pycache__", "*.pyc", ".*")
+WHERE_FROM = ("import dedup_pipeline.migrate as m, dedup_pipeline.migrations as p\n"
+              "print(m.__file__, m.MIGRATIONS, p.__file__, sep='\\n')")
+
+
+@dataclass(frozen=True)
+class Installed:
+    src: Path
+    wheel: Path
+    venv: Path
+
+    def run(self, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+        """Runs a program of the venv (`python`, `dedup-pipeline`) in `cwd`."""
+        return subprocess.run([str(self.venv / "bin" / args[0]), *args[1:]], cwd=cwd, env=clean_env(),
+                              capture_output=True, text=True, encoding="utf-8", timeout=300)
+
+
+def clean_env() -> dict[str, str]:
+    """This environment without PYTHON* variables (PYTHONPATH would put the checkout first)
+    and DEDUP_* ones (the commands must use the built-in default configuration)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "DEDUP_"))}
+    return env | {"PYTHONIOENCODING": "utf-8"}
+
+
+def dependency_dirs(venv_path: list[str]) -> list[str]:
+    """Where the Python running the tests finds the wheel's dependencies: its sys.path
+    folders, less those the venv has already (the standard library) and the checkout's."""
+    return [p for p in sys.path if p and os.path.isdir(p) and p not in venv_path
+            and not Path(p).resolve().is_relative_to(ROOT)]
+
+
+def files(folder: Path) -> set[str]:
+    """The files under `folder`, as paths relative to it."""
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
+    """The wheel built from a copy of the sources (the build writes nothing in the checkout),
+    installed without its dependencies in a fresh venv with no system site-packages.
+
+    The dependencies come from this Python's sys.path, listed in a .pth file of the
+    venv: plain path lines, appended after the venv's own site-packages, so the venv's
+    dedup_pipeline is found first and the .pth files in those folders (an editable
+    install's finder of the checkout) are not run. No package index is needed."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    src.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns(*JUNK))
+        else:
+            shutil.copy2(ROOT / name, src / name)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--wheel-dir", str(tmp / "dist"), str(src)],
+                   check=True, env=clean_env())
+    (wheel,) = (tmp / "dist").glob("dedup_pipeline-*.whl")
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([*pip, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
+                   check=True, env=clean_env())
+    venv_path = subprocess.run([str(python), "-c", "import sys; print(*sys.path, sep='\\n')"], cwd=tmp,
+                               check=True, capture_output=True, text=True, env=clean_env()).stdout.splitlines()
+    purelib = next(p for p in venv_path
+                   if p.endswith("site-packages") and Path(p).resolve().is_relative_to(venv.resolve()))
+    Path(purelib, "_test_dependencies.pth").write_text("\n".join(dependency_dirs(venv_path)) + "\n",
+                                                       encoding="utf-8")
+    return Installed(src, wheel, venv)
+
+
+def test_the_wheel_ships_every_source_file_the_migrations_and_the_package_data(installed):
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    expected = ({f"dedup_pipeline/{f}" for f in files(installed.src / "dedup_pipeline")}
+                | {f"dedup_pipeline/migrations/{f}" for f in files(installed.src / "migrations")})
+    assert sorted(expected - names) == []
+    assert {"dedup_pipeline/migrations/env.py", "dedup_pipeline/migrations/script.py.mako",
+            "dedup_pipeline/migrations/versions/0001_outbox_triggers_match.py",
+            "dedup_pipeline/data/default.toml", "dedup_pipeline/data/sample_petitions.csv",
+            "dedup_pipeline/data/stopwords-zh.txt", "dedup_pipeline/templates/report.html.j2",
+            "dedup_pipeline/templates/report.css", "dedup_pipeline/templates/report.js"} <= names
+    assert not [n for n in names if n.startswith("migrations/")]  # no top-level `migrations` package
+
+
+def test_the_venv_runs_the_wheels_copy_not_the_checkout(installed, tmp_path):
+    result = installed.run(tmp_path, "python", "-c", WHERE_FROM)
+    assert result.returncode == 0, result.stderr
+    paths = [Path(line).resolve() for line in result.stdout.splitlines()]
+    assert len(paths) == 3
+    assert [p for p in paths if not p.is_relative_to(installed.venv.resolve())] == []
+
+
+def test_migrate_sql_from_the_installed_wheel_prints_the_outbox_match_and_triggers(installed, tmp_path):
+    result = installed.run(tmp_path, "dedup-pipeline", "migrate", "--sql")
+    assert result.returncode == 0, result.stderr
+    assert "CREATE TABLE dedup_outbox" in result.stdout
+    assert "CREATE TABLE dedup_match" in result.stdout
+    assert "CREATE TRIGGER dedup_petition_insert AFTER INSERT ON petition" in result.stdout
+    assert result.stdout.count("CREATE TRIGGER") == 3
+
+
+def test_batch_from_the_installed_wheel_fingerprints_the_bundled_sample(installed, tmp_path):
+    with open(installed.src / "dedup_pipeline" / "data" / "sample_petitions.csv", encoding="utf-8") as f:
+        sample_rows = sum(1 for _ in csv.DictReader(f))
+    result = installed.run(tmp_path, "dedup-pipeline", "batch")
+    assert result.returncode == 0, result.stderr
+    assert f"rows fingerprinted: {sample_rows:,}" in result.stdout
+    assert "similar pairs" in result.stdout and "groups:" in result.stdout
+    assert (tmp_path / "dedup-data" / "sample.sqlite").is_file()
