@@ -24,7 +24,7 @@ import numpy as np
 from . import matchtable, results
 from .config import Config
 from .incremental import Incremental, content_hash
-from .pairs import groups, single_pass_pairs
+from .pairs import Similar, groups, single_pass_pairs
 from .parallel import chunks_mapped
 from .schemes import Scheme, scheme_of
 from .shingles import Sets, SketchTable
@@ -37,7 +37,7 @@ from .watch import Worker, WatchSettings, tables
 class BatchResult:
     ids: list
     fingerprints: np.ndarray
-    pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray]  # each copy linked to its original (pairs.Similar)
     groups: list[list]
     seconds: dict[str, float] = field(default_factory=dict)
     run: str = ""
@@ -46,6 +46,7 @@ class BatchResult:
     removed: int = 0  # rows the store held that the table no longer has
     replayed: int = 0  # rows changed by incremental writers while the batch ran
     dedup_match: int | None = None  # rows written to dedup_match (None: the table is not there)
+    copies: int = 0  # rows with the text of an earlier row, linked to it rather than to each other
 
     @property
     def rows(self) -> int:
@@ -87,16 +88,18 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
         start = time.perf_counter()
         scheme = scheme_of(config)
         if algorithm == "single-pass":
-            pairs = single_pass_pairs(read.fingerprints, config.fingerprint.k)
+            similar = Similar(single_pass_pairs(read.fingerprints, config.fingerprint.k), np.arange(len(read.ids)))
         else:
-            pairs = scheme.pairs(read.table if read.table is not None else read.fingerprints)
+            similar = scheme.similar(read.table if read.table is not None else read.fingerprints)
+        pairs = similar.linked()
         seconds["all-pairs"] = time.perf_counter() - start
 
     _trim()
     start = time.perf_counter()
     found = _groups(read.ids, pairs)
     seconds["groups"] = time.perf_counter() - start
-    result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, read.changed)
+    result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, read.changed,
+                         copies=int(np.count_nonzero(similar.original != np.arange(len(read.ids)))))
     _store(config, store, result, read, held)
     return result
 
@@ -193,22 +196,24 @@ class _Released(np.memmap):
 
 
 class _TableSpool:
-    """SketchTables appended chunk by chunk: their sets to temporary files, the people
-    held; their keys are spooled with every scheme's (`_read`)."""
+    """SketchTables appended chunk by chunk: their sets to temporary files, the people and
+    identities held; their keys are spooled with every scheme's (`_read`)."""
 
     def __init__(self, folder: str):
         self.shingles, self.verbatim = _SetsSpool(folder, np.uint32), _SetsSpool(folder, np.uint32)
         self.people: list[np.ndarray] = []
+        self.identity: list[np.ndarray] = []
 
     def append(self, table: SketchTable) -> None:
         self.shingles.append(table.shingles)
         self.verbatim.append(table.verbatim)
         self.people.append(table.people)
+        self.identity.append(table.identity)
 
     def table(self, keys: Sets) -> SketchTable:
         width = max(p.shape[1] for p in self.people)
         people = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in self.people])
-        return SketchTable(self.shingles.sets(), self.verbatim.sets(), people, keys)
+        return SketchTable(self.shingles.sets(), self.verbatim.sets(), people, keys, np.concatenate(self.identity))
 
 
 def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:

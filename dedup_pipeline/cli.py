@@ -93,6 +93,9 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "
                f"{result.added:,} new, {result.changed:,} changed, {result.removed:,} removed)")
     click.echo(f"similar pairs ({_similar_means(config)}): {len(result.pairs[0]):,}")
+    if result.copies:
+        click.echo(f"copies: {result.copies:,} rows have the text of an earlier row, and are paired with "
+                   f"the first of them, not with each other")
     click.echo(f"groups: {len(result.groups):,} ({result.rows_with_similar:,} rows with a similar row, "
                f"duplicate rate {rate:.1%})")
     click.echo("time: " + ", ".join(f"{phase} {s:.2f} s" for phase, s in result.seconds.items()))

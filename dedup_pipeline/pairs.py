@@ -5,13 +5,13 @@ For each table of the scheme: move its key blocks to the top bits, sort, and com
 neighbours inside runs of equal keys. The pigeonhole argument (blocks.py) guarantees every
 pair within k shares a key in some table; a pair is kept only in the first table whose key
 it shares, so it is reported once without a global set. Identical fingerprints are
-collapsed first and expanded back to rows at the end.
+collapsed first; rows holding one are copies of the first of them (`Similar`).
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -20,9 +20,58 @@ from .blocks import BlockScheme
 Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]  # (i, j, distance), i < j, row positions
 
 
+class Similar(NamedTuple):
+    """Every similar pair of many rows, copies apart: `pairs`, every pair of rows of
+    different texts, and each row's `original`, the first row with the same text (itself when none
+    is earlier). Rows of one original are all similar to each other at distance 0, which
+    is not listed: a thousand copies of a collective petition cost a thousand, not 499,500."""
+
+    pairs: Pairs
+    original: np.ndarray
+
+    def linked(self) -> Pairs:
+        """The pairs and each copy linked to its original at distance 0: what is stored."""
+        copy = np.flatnonzero(self.original != np.arange(len(self.original)))
+        i, j, d = self.pairs
+        return _ordered(np.concatenate([i, self.original[copy]]), np.concatenate([j, copy]),
+                        np.concatenate([d, np.zeros(len(copy), d.dtype)]))
+
+    def every_pair(self) -> Pairs:
+        """Every pair, copies with each other too (n² for n copies): for small tables."""
+        i, j, d = self.pairs
+        parts = [(i, j, d)]
+        for row_members in _members(self.original):
+            a, b = np.triu_indices(len(row_members), 1)
+            parts.append((row_members[a], row_members[b], np.zeros(len(a), d.dtype)))
+        return _ordered(*(np.concatenate(p) for p in zip(*parts)))
+
+
+def originals(identity: np.ndarray) -> np.ndarray:
+    """Each row's first row of the same identity (itself for identity 0: not a copy of any)."""
+    out = np.arange(len(identity))
+    filled = np.flatnonzero(identity != 0)
+    _, first, inverse = np.unique(identity[filled], return_index=True, return_inverse=True)
+    out[filled] = filled[first][inverse.ravel()]
+    return out
+
+
+def _members(original: np.ndarray) -> list[np.ndarray]:
+    """The rows of each original with copies, original first."""
+    order = np.argsort(original, kind="stable")
+    cuts = np.flatnonzero(np.diff(original[order])) + 1
+    return [m for m in np.split(order, cuts) if len(m) > 1]
+
+
+def _ordered(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> Pairs:
+    low, high = np.minimum(i, j).astype(np.int64), np.maximum(i, j).astype(np.int64)
+    order = np.lexsort((high, low))
+    return low[order], high[order], d[order]
+
+
 def similar_pairs(fingerprints: np.ndarray, scheme: BlockScheme, threads: int = 2,
-                  on_table: Callable[[int], None] = lambda t: None) -> Pairs:
-    """All (i, j, distance) with i < j and distance <= k, i and j positions in the input."""
+                  on_table: Callable[[int], None] = lambda t: None) -> Similar:
+    """All (i, j, distance) with i < j and distance <= k, i and j positions in the input;
+    rows of one fingerprint are copies of the first of them."""
     unique, row_of = np.unique(fingerprints, return_inverse=True)
     # numpy sorts release the GIL: the tables run side by side on the cores.
     with ThreadPoolExecutor(max(1, threads)) as pool:
@@ -56,32 +105,20 @@ def _table_pairs(unique: np.ndarray, scheme: BlockScheme, t: int,
     return np.searchsorted(unique, a[first]), np.searchsorted(unique, b[first])
 
 
-def _expand_to_rows(u: np.ndarray, v: np.ndarray, distance: np.ndarray, row_of: np.ndarray) -> Pairs:
+def _expand_to_rows(u: np.ndarray, v: np.ndarray, distance: np.ndarray, row_of: np.ndarray) -> Similar:
     """Pairs of distinct fingerprints become pairs of every row holding them; rows holding
-    the same fingerprint pair up at distance 0."""
+    one fingerprint are copies of its first row."""
     rows_by_print = np.argsort(row_of, kind="stable")
     counts = np.bincount(row_of, minlength=int(row_of.max(initial=-1)) + 1)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    i_parts, j_parts, d_parts = [], [], []
-    # Between two fingerprints: every row of one with every row of the other.
+    starts = np.cumsum(counts) - counts
     per_pair = counts[u] * counts[v]
     pair_index = np.repeat(np.arange(len(u)), per_pair)
     within = np.arange(len(pair_index)) - np.repeat(np.cumsum(per_pair) - per_pair, per_pair)
     cv = counts[v][pair_index]
-    i_parts.append(rows_by_print[starts[u][pair_index] + within // cv])
-    j_parts.append(rows_by_print[starts[v][pair_index] + within % cv])
-    d_parts.append(distance[pair_index])
-    # Within one fingerprint: every two of its rows, grouped by how many rows share it.
-    for size in np.unique(counts[counts > 1]):
-        first = starts[counts == size]
-        a, b = np.triu_indices(int(size), 1)
-        i_parts.append(rows_by_print[(first[:, None] + a).ravel()])
-        j_parts.append(rows_by_print[(first[:, None] + b).ravel()])
-        d_parts.append(np.zeros(len(first) * len(a), dtype=np.int64))
-    i, j, d = (np.concatenate(p).astype(np.int64) for p in (i_parts, j_parts, d_parts))
-    low, high = np.minimum(i, j), np.maximum(i, j)
-    order = np.lexsort((high, low))
-    return low[order], high[order], d[order]
+    i = rows_by_print[starts[u][pair_index] + within // cv]
+    j = rows_by_print[starts[v][pair_index] + within % cv]
+    pairs = _ordered(i, j, distance[pair_index].astype(np.int64))
+    return Similar(pairs, rows_by_print[starts][row_of].astype(np.int64))
 
 
 def groups(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:

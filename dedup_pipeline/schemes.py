@@ -20,7 +20,7 @@ import numpy as np
 
 from .config import Config
 from .corroboration import SUBMITTER, WRITTEN
-from .pairs import Pairs, similar_pairs
+from .pairs import Pairs, Similar, similar_pairs
 from .shingles import Sketch, SketchTable
 from .simhash import fingerprint_many
 
@@ -39,6 +39,8 @@ class Scheme(Protocol):
     def restore(self, fingerprint: int, sketch: bytes | None) -> Any: ...
     def distance(self, a: Any, b: Any) -> float | None: ...
     def relate(self, a: Any, b: Any) -> tuple[float | None, int]: ...
+    def identity(self, probe: Any) -> int: ...
+    def similar(self, probes: Sequence) -> Similar: ...
     def pairs(self, probes: Sequence) -> Pairs: ...
 
 
@@ -80,8 +82,16 @@ class Fingerprints:
         distance = self.distance(a, b)
         return distance, 0 if distance is None else SUBMITTER | WRITTEN
 
-    def pairs(self, probes: Sequence[int]) -> Pairs:
+    def identity(self, probe: int) -> int:
+        """Rows of one fingerprint are copies of each other (distance 0); never 0, which
+        means none."""
+        return probe + 1
+
+    def similar(self, probes: Sequence[int]) -> Similar:
         return similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks)
+
+    def pairs(self, probes: Sequence[int]) -> Pairs:
+        return self.similar(probes).every_pair()
 
 
 class Shingles:
@@ -116,6 +126,12 @@ class Shingles:
     def relate(self, a: Sketch, b: Sketch) -> tuple[float | None, int]:
         score, evidence = self.shingles.relate(a, b)
         return None if score is None else round(1 - score, 4), evidence
+
+    def identity(self, probe: Sketch) -> int:
+        return probe.identity
+
+    def similar(self, probes: Sequence[Sketch] | SketchTable) -> Similar:
+        return self.shingles.similar(probes)
 
     def pairs(self, probes: Sequence[Sketch] | SketchTable) -> Pairs:
         return self.shingles.pairs(probes)

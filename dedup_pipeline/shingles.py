@@ -48,6 +48,7 @@ from cityhash import CityHash64
 
 from .corroboration import SUBMITTER, WRITTEN, corroborated
 from .features import Field, value_text
+from .pairs import Similar, originals
 from .text import normalize
 
 _DIGITS = re.compile(r"\d+")
@@ -71,6 +72,13 @@ class Sketch(NamedTuple):
     def fingerprint(self) -> int:
         """One 64-bit number for the whole sketch: equal sketches, equal fingerprints."""
         return CityHash64(self.to_bytes())
+
+    @property
+    def identity(self) -> int:
+        """A 64-bit hash of the compared text, never 0, or 0 when it is blank: rows of one
+        identity are similar to each other, whoever filed them (Jaccard 1 as written), and
+        to any other row alike apart from their submitters."""
+        return CityHash64(self.text) | 1 if len(self.shingles) and len(self.keys) else 0
 
     def to_bytes(self) -> bytes:
         """What the store keeps of a sketch: the submitter hashes and the text (UTF-16,
@@ -170,11 +178,13 @@ class ShingleScheme:
         or arrays alike, so that `pairs` decides exactly as `score`."""
         return (jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
 
-    def pairs(self, sketches: Sequence[Sketch] | SketchTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every similar (i, j, 1 − score) with i < j: rows sharing a key, confirmed as `score`
-        confirms one pair or corroborated through a third row, all candidates at once."""
+    def similar(self, sketches: Sequence[Sketch] | SketchTable) -> Similar:
+        """Every similar (i, j, 1 − score), i < j, of rows of different texts: rows sharing
+        a key, confirmed as `score` confirms one pair or corroborated through a third row,
+        all candidates at once; rows of one text are copies of the first of them."""
         table = sketches if isinstance(sketches, SketchTable) else SketchTable.of(sketches)
-        i, j = candidates(table.keys)
+        original = originals(table.identity)
+        i, j = candidates(table.keys, original)
         jaccard, contained = overlap_pairs(table.shingles, i, j)
         sizes = table.shingles.sizes()
         smaller = np.minimum(sizes[i], sizes[j])
@@ -187,14 +197,31 @@ class ShingleScheme:
         keep = evidence > 0
         weak = np.flatnonzero(~keep)
         if self.corroborate and len(weak):
-            edges = dict(zip(zip(i[keep].tolist(), j[keep].tolist()), evidence[keep].tolist()))
-            unproven = list(zip(i[weak].tolist(), j[weak].tolist()))
-            linked = set(corroborated(edges, unproven))
-            keep[weak] = [pair in linked for pair in unproven]
+            keep[weak] = _corroborated(i, j, evidence, weak, original)
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
         # Python's round, as `distance` rounds one pair (numpy's can differ in the last place).
         d = np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
-        return i.astype(np.int64), j.astype(np.int64), d
+        return Similar((i.astype(np.int64), j.astype(np.int64), d), original)
+
+    def pairs(self, sketches: Sequence[Sketch] | SketchTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every similar (i, j, 1 − score), i < j, copies with each other too."""
+        return self.similar(sketches).every_pair()
+
+
+def _corroborated(i: np.ndarray, j: np.ndarray, evidence: np.ndarray, weak: np.ndarray,
+                  original: np.ndarray) -> list[bool]:
+    """Which `weak` pairs a third row links (corroboration.py). A copy of a row is such a
+    third row without being listed: it matches the row as written, so a copy of one side
+    that shares a submitter with the other side links them."""
+    edges = np.flatnonzero(evidence > 0)
+    listed = dict(zip(zip(i[edges].tolist(), j[edges].tolist()), evidence[edges].tolist()))
+    by_submitter = np.flatnonzero(evidence & SUBMITTER)
+    copied = set(zip(original[i[by_submitter]].tolist(), j[by_submitter].tolist())) | set(
+        zip(original[j[by_submitter]].tolist(), i[by_submitter].tolist()))
+    unproven = list(zip(i[weak].tolist(), j[weak].tolist()))
+    linked = set(corroborated(listed, unproven))
+    return [(a, b) in linked or (int(original[a]), b) in copied or (int(original[b]), a) in copied
+            for a, b in unproven]
 
 
 class Sets(NamedTuple):
@@ -220,6 +247,7 @@ class SketchTable(NamedTuple):
     verbatim: Sets
     people: np.ndarray  # one row of submitter hashes per sketch
     keys: Sets
+    identity: np.ndarray  # each sketch's `Sketch.identity`
 
     @classmethod
     def of(cls, sketches: Sequence[Sketch]) -> SketchTable:
@@ -228,7 +256,7 @@ class SketchTable(NamedTuple):
         for n, s in enumerate(sketches):
             people[n, :len(s.people)] = s.people
         return cls(Sets.of([s.shingles for s in sketches], np.uint32), Sets.of([s.verbatim for s in sketches], np.uint32),
-                   people, Sets.of([s.keys for s in sketches]))
+                   people, Sets.of([s.keys for s in sketches]), np.array([s.identity for s in sketches], np.uint64))
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
@@ -267,28 +295,34 @@ def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray,
     return jaccard, contained
 
 
-def candidates(keys: Sets) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair (i, j), i < j, of rows with a key in common, once."""
+def candidates(keys: Sets, original: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i, j), i < j, of rows with a key in common, once; never two rows of one
+    `original` (copies), so that n copies under a key cost n, not n²."""
     n = len(keys.starts) - 1
     rows = np.repeat(np.arange(n), keys.sizes())
     flat = keys.values
-    order = np.lexsort((rows, flat))
-    rows, flat = rows[order], flat[order]
-    start = np.flatnonzero(np.concatenate(([True], flat[1:] != flat[:-1])))
-    end = np.repeat(np.append(start[1:], len(flat)), np.diff(np.append(start, len(flat))))
-    left, right = [], []
-    at, offset = np.flatnonzero(end - np.arange(len(flat)) > 1), 1
-    while len(at):  # each element with the one `offset` places on in its run of equal keys
-        left.append(rows[at])
-        right.append(rows[at + offset])
-        offset += 1
-        at = at[end[at] - at > offset]
-    if not left:
+    owner = rows if original is None else original[rows]
+    order = np.lexsort((rows, owner, flat))
+    rows, owner, flat = rows[order], owner[order], flat[order]
+    # each entry pairs with the entries after its run of copies, up to the end of its key's run
+    key_start = np.concatenate(([True], flat[1:] != flat[:-1]))
+    copies_start = np.flatnonzero(key_start | np.concatenate(([True], owner[1:] != owner[:-1])))
+    key_end = _run_ends(np.flatnonzero(key_start), len(flat))
+    copies_end = _run_ends(copies_start, len(flat))
+    counts = key_end - copies_end
+    if not counts.sum():
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    code = np.unique(np.concatenate(left).astype(np.int64) * n + np.concatenate(right))
+    left = np.repeat(rows, counts).astype(np.int64)
+    right = rows[_ranges(copies_end, counts)].astype(np.int64)
+    code = np.unique(np.minimum(left, right) * n + np.maximum(left, right))
     i, j = np.divmod(code, n)
     keep = i != j
     return i[keep], j[keep]
+
+
+def _run_ends(starts: np.ndarray, length: int) -> np.ndarray:
+    """For each position, the end of the run it lies in (runs begin at `starts`)."""
+    return np.repeat(np.append(starts[1:], length), np.diff(np.append(starts, length)))
 
 
 def _ranges(firsts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

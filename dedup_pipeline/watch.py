@@ -235,12 +235,14 @@ class Worker:
         present = {row[id_column]: row for row in self.source.rows_by_id(row_ids, conn)}
         absent = [i for i in row_ids if i not in present]
         linked = self._linked_through(conn, row_ids)
+        orphans = self._copies_of(conn, row_ids)
         # Before filing: a pair another worker writes after this, from a lookup that saw
         # these rows filed, is not this batch's to delete.
         matchtable.forget_rows(conn, self.matches, row_ids)
         probes, added = self._file(present)
         removed = self.index.store.remove(self.index.table, absent) if absent else 0
-        found = self.index.pairs_many(probes)
+        found, moved = self._linked_copies(self.index.pairs_many(probes), probes, orphans, row_ids)
+        matchtable.forget_pairs(conn, self.matches, moved)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
         matched = self._recheck(conn, found, probes)
@@ -256,6 +258,56 @@ class Worker:
         ids = list(rows)
         probes = dict(zip(ids, self.index.scheme.probes([rows[i] for i in ids])))
         return probes, self.index.file_many((i, rows[i], probes[i]) for i in ids)
+
+    def _copies_of(self, conn: sa.Connection, row_ids: list) -> dict[Any, set]:
+        """{row: its copies} of the rows of the batch that are the first of their text: the
+        copies are linked to it alone (pairs.Similar), and it may be changing or gone."""
+        identity = self.index.scheme.identity
+        before = self.index.current(row_ids)
+        near = matchtable.partners(conn, self.matches, sorted(before, key=str))
+        now = self.index.current(set().union(*near.values()) - set(row_ids)) if near else {}
+        out = {}
+        for row, partners in near.items():
+            if row not in before:
+                continue
+            mine = identity(before[row])
+            copies = {m for m in partners if m in now and identity(now[m]) == mine}
+            if copies and _first(copies | {row}) == row:
+                out[row] = copies
+        return out
+
+    def _linked_copies(self, found: dict[tuple, Any], probes: dict[Any, Any], orphans: dict[Any, set],
+                       batch: list) -> tuple[dict[tuple, Any], set[tuple]]:
+        """The pairs found, with rows of one text linked to the first of them rather than to
+        each other, as the batch stores them (pairs.Similar); and the links to forget: those
+        to a first row that a row of the batch now precedes. Copies whose first row changed
+        or went (`orphans`) are linked to the next."""
+        identity = self.index.scheme.identity
+        now = {**self.index.current({r for pair in found for r in pair} - probes.keys()), **probes}
+        text = {row: identity(p) for row, p in now.items()}
+        out, moved, copies = {}, set(), {}
+        for (a, b), distance in found.items():
+            if text.get(a) and text.get(a) == text.get(b):
+                for row, other in ((a, b), (b, a)):
+                    if row in probes:
+                        copies.setdefault(row, {}).update({row: distance, other: distance})
+            else:
+                out[a, b] = distance
+        for row, mine in copies.items():
+            first = _first(mine)
+            if first != row:
+                out[row, first] = mine[first]
+                continue
+            previous = _first(set(mine) - {row})
+            out.update(((other, row), d) for other, d in mine.items() if other != row)
+            moved.update((other, previous) for other in mine if other not in (row, previous))
+        for row, rest in orphans.items():
+            if row in copies or rest & copies.keys():
+                continue  # a row of the batch still of this text linked them
+            rest = {m for m in rest if m not in batch}
+            first = _first(rest) if rest else None
+            out.update(((m, first), 0) for m in rest if m != first)
+        return out, moved
 
     def _recheck(self, conn: sa.Connection, found: dict[tuple, Any], probes: dict[Any, Any]) -> int:
         """Check each pair with a row outside the batch against what that row is now: another
@@ -406,6 +458,11 @@ class Worker:
 
 def _ordered(pair: tuple) -> tuple:
     return tuple(sorted(pair, key=str))
+
+
+def _first(rows: set) -> Any:
+    """The first of rows in id order, as the batch reads them: the one copies link to."""
+    return min(rows)
 
 
 def describe(error: BaseException) -> str:

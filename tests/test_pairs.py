@@ -82,7 +82,7 @@ def assert_same_pairs(found, expected):
 @pytest.mark.parametrize("k, blocks, key_blocks", [(3, 4, 1), (3, 5, 2), (5, 7, 2)])
 def test_similar_pairs_equal_brute_force(k, blocks, key_blocks):
     f, expected, _ = case(k)
-    found = similar_pairs(f, BlockScheme(bits=64, k=k, blocks=blocks, key_blocks=key_blocks))
+    found = similar_pairs(f, BlockScheme(bits=64, k=k, blocks=blocks, key_blocks=key_blocks)).every_pair()
     assert_same_pairs(found, expected)
     assert set(np.unique(expected[2]).tolist()) == set(range(k + 1))  # every distance 0..k
 
@@ -98,7 +98,7 @@ def test_exact_duplicates_pair_up_by_row():
     f = np.array([7, 9, 7, 7, 2**64 - 1, 9, 7], dtype=np.uint64)
     expected = [(a, b, (int(f[a]) ^ int(f[b])).bit_count()) for a in range(7) for b in range(a + 1, 7)]
     expected = [pair for pair in expected if pair[2] <= 3]
-    i, j, d = similar_pairs(f, BlockScheme())
+    i, j, d = similar_pairs(f, BlockScheme()).every_pair()
     assert list(zip(i.tolist(), j.tolist(), d.tolist())) == expected
     assert sum(1 for pair in expected if pair[2] == 0) == 6 + 1  # four rows of 7, two of 9
 
@@ -113,18 +113,18 @@ def test_low_entropy_fingerprints_with_long_runs():
     expected = brute_force(f, 3)
     assert len(expected[0]) > 10_000
     for scheme in (BlockScheme(), BlockScheme(k=3, blocks=5, key_blocks=2)):
-        assert_same_pairs(similar_pairs(f, scheme), expected)
+        assert_same_pairs(similar_pairs(f, scheme).every_pair(), expected)
 
 
 @pytest.mark.parametrize("f", [np.zeros(0, np.uint64), np.array([5], np.uint64)])
 def test_no_pairs_in_fewer_than_two_rows(f):
-    assert all(len(part) == 0 for part in similar_pairs(f, BlockScheme()))
+    assert all(len(part) == 0 for part in similar_pairs(f, BlockScheme()).every_pair())
 
 
 def test_one_thread_and_two_give_the_same_pairs():
     f, expected, _ = case(3)
     scheme = BlockScheme(k=3, blocks=5, key_blocks=2)
-    assert_same_pairs(similar_pairs(f, scheme, threads=1), expected)
+    assert_same_pairs(similar_pairs(f, scheme, threads=1).every_pair(), expected)
 
 
 # ------------------------------------------------------------------ groups

@@ -135,7 +135,7 @@ def sample_report() -> ReportData:
     with open(SAMPLE, encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     fingerprints = fingerprint_many(rows, config.featurizer())
-    i, j, distance = similar_pairs(fingerprints, config.block_scheme())
+    i, j, distance = similar_pairs(fingerprints, config.block_scheme()).linked()
     ids = [int(r["id"]) for r in rows]
     members: dict[int, list[int]] = {}
     for position, label in enumerate(groups(len(rows), i, j).tolist()):

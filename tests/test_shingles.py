@@ -132,6 +132,17 @@ def test_pairs_are_the_candidates_that_score(scheme):
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and want
 
 
+def one_by_one(scheme, sketches):
+    """{(i, j): distance} of every pair, each candidate related on its own and linked through
+    a third row as corroboration.py says: what `pairs` must give, copies or not."""
+    related = {(a, b): scheme.relate(sketches[a], sketches[b])
+               for a, b in zip(*(x.tolist() for x in candidates(Sets.of([s.keys for s in sketches]))))}
+    edges = {pair: evidence for pair, (score, evidence) in related.items() if score is not None and evidence}
+    linked = corroborated(edges, [pair for pair, (score, evidence) in related.items()
+                                  if score is not None and not evidence])
+    return {pair: round(1 - related[pair][0], 4) for pair in [*edges, *linked]}
+
+
 def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are_linked():
     from benchmarks.quality.dataset import generate
 
@@ -139,13 +150,41 @@ def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are
     fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]
     sketches = scheme.sketch_many(generate(2_000, 2015).rows, fields)
     i, j, d = scheme.pairs(sketches)
-    related = {(a, b): scheme.relate(sketches[a], sketches[b])
-               for a, b in zip(*(x.tolist() for x in candidates(Sets.of([s.keys for s in sketches]))))}
-    edges = {pair: evidence for pair, (score, evidence) in related.items() if score is not None and evidence}
-    linked = corroborated(edges, [pair for pair, (score, evidence) in related.items()
-                                  if score is not None and not evidence])
-    want = {pair: round(1 - related[pair][0], 4) for pair in [*edges, *linked]}
-    assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and len(want) > 500 and linked
+    want = one_by_one(scheme, sketches)
+    assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and len(want) > 500
+
+
+def test_candidates_never_pair_two_copies_but_pair_each_copy_with_the_rest():
+    keys = Sets.of([np.array([1, 2], np.uint64)] * 4 + [np.array([2], np.uint64), np.array([3], np.uint64)])
+    i, j = candidates(keys, np.array([0, 0, 0, 0, 4, 5]))
+    assert set(zip(i.tolist(), j.tolist())) == {(0, 4), (1, 4), (2, 4), (3, 4)}
+
+
+def collective_petition(copies):
+    """A text filed by `copies` people (集体信访); one of them files it again edited, a
+    stranger an edited copy, someone else an unrelated text."""
+    names = [f"联名{n}" for n in range(copies)]
+    rows = [(TEXT, name) for name in names]
+    rows += [("再次反映，" + TEXT[:-12] + "请尽快处理。", names[7]), (TEXT + "我们已经等了三个月。", "路人"),
+             (documents(200, 2)[1], names[3])]
+    return [sketch(text, name) for text, name in rows]
+
+
+def test_the_copies_of_a_collective_petition_give_the_pairs_of_comparing_them_one_by_one():
+    sketches = collective_petition(60)
+    found = SCHEME.similar(sketches)
+    i, j, d = found.every_pair()
+    assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == one_by_one(SCHEME, sketches)
+    assert (found.original[:60] == 0).all() and (found.original[60:] == np.arange(60, 63)).all()
+
+
+def test_the_copies_of_a_collective_petition_are_not_listed_pair_by_pair():
+    found = SCHEME.similar(collective_petition(3000))
+    i, j, _ = found.pairs
+    assert not np.any((i < 3000) & (j < 3000))  # copies are implied by `original`
+    assert len(i) <= 2 * 3000 + 1  # each copy with each edit at most, not 3000² / 2
+    linked = found.linked()
+    assert len(linked[0]) == len(i) + 2999
 
 
 def test_overlaps_of_many_pairs_at_once_are_those_of_each_pair():

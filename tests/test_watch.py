@@ -129,12 +129,12 @@ def drain(config, **settings):
 
 def expected_pairs(config):
     """Every (row, similar row) among the table's rows, both directions, as the batch finds
-    them with the configured scheme."""
+    them with the configured scheme and stores them: copies linked to the first of them."""
     with SqlSource(config) as source:
         rows = [row for chunk in source.rows() for row in chunk]
     ids = np.array([row["id"] for row in rows])
     scheme = scheme_of(config)
-    i, j, _ = scheme.pairs(scheme.probes(rows))
+    i, j, _ = scheme.similar(scheme.probes(rows)).linked()
     return set(zip(ids[i].tolist(), ids[j].tolist())) | set(zip(ids[j].tolist(), ids[i].tolist()))
 
 
@@ -436,3 +436,56 @@ def test_rows_a_worker_changes_while_a_batch_runs_end_with_the_matches_the_table
     assert changed[0].removed == 1 and result.replayed == 2
     assert not {p for p in stored_pairs(petition) if {a, b} & set(p)}  # not the batch's stale pairs
     assert_consistent(petition, config, mongo_db)
+
+
+# -- copies: rows of one text linked to the first of them
+
+def collective_rows(copies, start=500):
+    """`copies` people filing one text (集体信访), beside petition rows of their own."""
+    text = "我们小区三百多户业主联名反映：开发商承诺的幼儿园至今没有建成，原址被改成了商铺出租，请有关部门调查处理。"
+    return [{**r, "id": start + n, "name": f"联名{n}", "phone": f"1390000{n:04d}", "content": text}
+            for n, r in enumerate(sample_rows()[40:40 + copies])]
+
+
+def links_to(engine, row):
+    return {r[0] for r in sql(engine, f"SELECT row_id FROM dedup_match WHERE similar_id = {row} AND distance = 0")}
+
+
+def test_the_copies_of_a_collective_petition_are_linked_to_the_first_of_them(petition, linking_config, mongo_db):
+    insert(petition, petition_rows(40) + collective_rows(30))
+    drain(linking_config)
+    assert_consistent(petition, linking_config, mongo_db)
+    assert links_to(petition, 500) >= set(range(501, 530))
+    assert not sql(petition, "SELECT * FROM dedup_match WHERE row_id BETWEEN 501 AND 529 "
+                             "AND similar_id BETWEEN 501 AND 529")
+
+
+def test_when_the_first_copy_goes_or_changes_the_others_are_linked_to_the_next(petition, linking_config, mongo_db):
+    insert(petition, petition_rows(40) + collective_rows(30))
+    drain(linking_config)
+    sql(petition, "DELETE FROM petition WHERE id = 500")
+    drain(linking_config)
+    assert_consistent(petition, linking_config, mongo_db)
+    assert links_to(petition, 501) >= set(range(502, 530))
+    sql(petition, "UPDATE petition SET content = '另一件事：小区门口的路灯坏了半年没人修' WHERE id = 501")
+    drain(linking_config)
+    assert_consistent(petition, linking_config, mongo_db)
+    assert links_to(petition, 502) >= set(range(503, 530))
+
+
+def test_an_earlier_row_changed_into_the_text_becomes_the_first_copy(petition, linking_config, mongo_db):
+    insert(petition, petition_rows(40) + collective_rows(30))
+    drain(linking_config)
+    sql(petition, "UPDATE petition p, petition q SET p.content = q.content WHERE p.id = 20 AND q.id = 500")
+    drain(linking_config)
+    assert_consistent(petition, linking_config, mongo_db)
+    assert links_to(petition, 20) >= set(range(500, 530))
+
+
+def test_a_batch_and_the_worker_link_copies_alike(petition, linking_config, mongo_db):
+    insert(petition, petition_rows(40) + collective_rows(30))
+    run_batch(linking_config, MongoStore(mongo_db), processes=1)
+    assert stored_pairs(petition, "batch") == expected_pairs(linking_config)
+    sql(petition, "DELETE FROM petition WHERE id = 500")
+    drain(linking_config)
+    assert_consistent(petition, linking_config, mongo_db)
