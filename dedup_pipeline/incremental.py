@@ -7,6 +7,7 @@ The store and the scheme come from the configuration; nothing here speaks MongoD
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from cityhash import CityHash64
@@ -19,6 +20,7 @@ from .store import BlockStore, Record, batched, open_store
 
 MODES = ("exists", "all")
 _CHUNK = 2000
+RESTORED = 20_000  # restored sketches kept
 
 
 class Match(NamedTuple):
@@ -38,6 +40,9 @@ class Incremental:
 
     def __init__(self, store: BlockStore, config: Config):
         self.store, self.scheme, self.fields = store, scheme_of(config), config.fields
+        # A stored sketch is restored by sketching its text again: the rows a worker meets
+        # again and again (the partners of many rows) are sketched once.
+        self._restored = lru_cache(RESTORED)(self.scheme.restore)
         self.table = config.source.table
         longs = [f.name for f in config.fields if f.role == "long"]
         self.text_field = longs[0] if longs else config.fields[0].name
@@ -77,6 +82,10 @@ class Incremental:
         """{(row, other): distance} of the pairs these probes make with stored rows and with
         each other (once each), and of the stored pairs they corroborate (corroboration.py),
         with one lookup."""
+        return self.pairs_seen(probes)[0]
+
+    def pairs_seen(self, probes: Mapping[Any, Any]) -> tuple[dict[tuple, Any], dict[Any, Any]]:
+        """`pairs_many`, and the probes of every row it looked at, stored or given."""
         keys = {row: set(self.scheme.keys(p)) for row, p in probes.items()}
         held = self.store.lookup(self.table, keys)
         stored = {**{row: self._restore(r) for row, r in held.items()}, **probes}
@@ -96,7 +105,7 @@ class Incremental:
         weak = [pair for pair, (d, evidence) in near.items() if d is not None and not evidence]
         keep = set(edges) | set(corroborated(edges, weak))
         return {pair: near[pair][0] for pair in keep if pair[0] in probes or pair[1] in probes
-                or not near[pair][1]}
+                or not near[pair][1]}, stored
 
     def _around(self, probes: Mapping[Any, Any], near: Mapping[tuple, tuple[Any, int]],
                 stored: Mapping[Any, Any], keys: Mapping[Any, set]) -> dict[tuple, tuple[Any, int]]:
@@ -159,7 +168,7 @@ class Incremental:
         return {row: self._restore(r) for row, r in self.store.records(self.table, sorted(rows, key=str)).items()}
 
     def _restore(self, record: Record) -> Any:
-        return self.scheme.restore(record.fingerprint, record.sketch)
+        return self._restored(record.fingerprint, record.sketch)
 
     def _as_row(self, row: Mapping[str, Any] | str) -> Mapping[str, Any]:
         return {self.text_field: row} if isinstance(row, str) else row

@@ -68,12 +68,16 @@ def forget_rows(conn: sa.Connection, table: sa.Table, row_ids: Sequence) -> None
         conn.execute(table.delete().where(table.c.similar_id.in_(row_ids)))
 
 
-def partners(conn: sa.Connection, table: sa.Table, row_ids: Sequence) -> dict[Any, set]:
-    """{row: the rows it is paired with} for these rows (those that have any)."""
+def partners(conn: sa.Connection, table: sa.Table, row_ids: Sequence, distance: float | None = None
+             ) -> dict[Any, set]:
+    """{row: the rows it is paired with (at `distance`, if given)} for these rows (those that
+    have any)."""
     found: dict[Any, set] = {}
     if row_ids:
-        for row, similar in conn.execute(sa.select(table.c.row_id, table.c.similar_id)
-                                         .where(table.c.row_id.in_(row_ids))):
+        query = sa.select(table.c.row_id, table.c.similar_id).where(table.c.row_id.in_(row_ids))
+        if distance is not None:
+            query = query.where(table.c.distance == distance)
+        for row, similar in conn.execute(query):
             found.setdefault(row, set()).add(similar)
     return found
 

@@ -241,7 +241,7 @@ class Worker:
         matchtable.forget_rows(conn, self.matches, row_ids)
         probes, added = self._file(present)
         removed = self.index.store.remove(self.index.table, absent) if absent else 0
-        found, moved = self._linked_copies(self.index.pairs_many(probes), probes, orphans, row_ids)
+        found, moved = self._linked_copies(*self.index.pairs_seen(probes), probes, orphans, row_ids)
         matchtable.forget_pairs(conn, self.matches, moved)
         matchtable.upsert(conn, self.matches, matchtable.both_directions(
             ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
@@ -263,9 +263,11 @@ class Worker:
         """{row: its copies} of the rows of the batch that are the first of their text: the
         copies are linked to it alone (pairs.Similar), and it may be changing or gone."""
         identity = self.index.scheme.identity
-        before = self.index.current(row_ids)
-        near = matchtable.partners(conn, self.matches, sorted(before, key=str))
-        now = self.index.current(set().union(*near.values()) - set(row_ids)) if near else {}
+        near = matchtable.partners(conn, self.matches, row_ids, distance=0)  # copies are at 0
+        if not near:
+            return {}
+        before = self.index.current(near)
+        now = self.index.current(set().union(*near.values()) - set(row_ids))
         out = {}
         for row, partners in near.items():
             if row not in before:
@@ -276,15 +278,14 @@ class Worker:
                 out[row] = copies
         return out
 
-    def _linked_copies(self, found: dict[tuple, Any], probes: dict[Any, Any], orphans: dict[Any, set],
-                       batch: list) -> tuple[dict[tuple, Any], set[tuple]]:
+    def _linked_copies(self, found: dict[tuple, Any], seen: dict[Any, Any], probes: dict[Any, Any],
+                       orphans: dict[Any, set], batch: list) -> tuple[dict[tuple, Any], set[tuple]]:
         """The pairs found, with rows of one text linked to the first of them rather than to
         each other, as the batch stores them (pairs.Similar); and the links to forget: those
         to a first row that a row of the batch now precedes. Copies whose first row changed
-        or went (`orphans`) are linked to the next."""
+        or went (`orphans`) are linked to the next. `seen`: the probes the pairs were found with."""
         identity = self.index.scheme.identity
-        now = {**self.index.current({r for pair in found for r in pair} - probes.keys()), **probes}
-        text = {row: identity(p) for row, p in now.items()}
+        text = {row: identity(p) for row, p in seen.items()}
         out, moved, copies = {}, set(), {}
         for (a, b), distance in found.items():
             if text.get(a) and text.get(a) == text.get(b):
