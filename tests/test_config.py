@@ -97,6 +97,26 @@ def test_passwords_are_masked(url, shown):
     assert mask_url(url) == shown
 
 
+# Passwords as people write them: / : # unescaped (SQLAlchemy reads them), @ and % escaped
+# or not; pymongo refuses an unescaped / @ : % and the URL must still never show it.
+@pytest.mark.parametrize("url, shown", [
+    ("mysql+pymysql://slash:Pa/ss+w0rd@127.0.0.1:33061/p", "mysql+pymysql://slash:***@127.0.0.1:33061/p"),
+    ("mysql+pymysql://slash:Pa/ss:w#0rd%40x%25y@h:1/p?charset=utf8mb4",
+     "mysql+pymysql://slash:***@h:1/p?charset=utf8mb4"),
+    ("mysql+pymysql://app:a@b/c:d%e#f@db/p", "mysql+pymysql://app:***@db/p"),
+    ("mongodb://dedup:mongopw/123@h1:1,h2:2/?authSource=admin", "mongodb://dedup:***@h1:1,h2:2/?authSource=admin"),
+    ("mongodb://dedup:mo/n@g:o%pw#1@h:27017/", "mongodb://dedup:***@h:27017/"),
+    ("mongodb+srv://dedup:a/b@cluster.example.net/db", "mongodb+srv://dedup:***@cluster.example.net/db"),
+])
+def test_passwords_holding_slashes_and_other_url_characters_are_masked(url, shown):
+    assert mask_url(url) == shown
+
+
+def test_urls_quoted_in_a_message_are_masked():
+    message = "cannot use 'mysql+pymysql://slash:Pa/ss@h/p' nor mongodb://d:x/y@m:1/ here"
+    assert mask_url(message) == "cannot use 'mysql+pymysql://slash:***@h/p' nor mongodb://d:***@m:1/ here"
+
+
 def test_masked_settings_hide_secrets_from_the_environment():
     config = load_config(EXAMPLE, env={"DEDUP_SQL_URL": "mysql+pymysql://a:topsecret@h/d",
                                        "DEDUP_MONGO_URI": "mongodb://a:topsecret@h/"})
