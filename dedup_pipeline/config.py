@@ -287,6 +287,7 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[batch] chunk_size must be 1 or more, got {config.batch.chunk_size}")
     if config.batch.processes < 0:
         raise ConfigError(f"[batch] processes must be 0 (all cores) or more, got {config.batch.processes}")
+    _check_database_name(config.store.database)
     uri = config.store.mongo_uri
     if uri and not uri.startswith(("mongodb://", "mongodb+srv://")):
         raise ConfigError(f"[store] mongo_uri (or {ENV_MONGO_URI}) must start with mongodb:// or "
@@ -312,6 +313,26 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "
                           f"list only fields that say who filed the row (as \"ignore\" if they should not "
                           f"count otherwise)")
+
+
+MONGO_NAME_FORBIDDEN = '/\\. "$*<>:|?'  # MongoDB's rules for a database name (Windows' are the widest)
+
+
+def _check_database_name(name: str) -> None:
+    """MongoDB's rules for a database name, checked here: the server's refusal came late,
+    with advice about half-written rows."""
+    where = f"[store] database {name!r}"
+    if not name:
+        raise ConfigError("[store] database is empty: name the MongoDB database, e.g. \"dedup\"")
+    if "\0" in name:
+        raise ConfigError(f"{where} holds NUL; use letters, digits, _ and -")
+    bad = [c for c in MONGO_NAME_FORBIDDEN if c in name]
+    if bad:
+        raise ConfigError(f"{where} is not a MongoDB database name: it holds {', '.join(map(repr, bad))}; "
+                          f"use letters, digits, _ and -")
+    size = len(name.encode("utf-8"))
+    if size >= 64:
+        raise ConfigError(f"{where} is {size} bytes long; at most 63 (UTF-8) for MongoDB")
 
 
 def _no_unknown(data: Mapping[str, Any], allowed: set[str], where: str) -> None:

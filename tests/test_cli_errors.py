@@ -51,6 +51,16 @@ def test_fingerprint_csv_that_is_not_utf8_names_the_file_and_line(run, tmp_path)
     assert f"{path}, line 3" in error_line(result) and "UTF-8" in error_line(result)
 
 
+def test_an_invalid_mongodb_database_name_is_a_configuration_error(run, tmp_path):
+    (tmp_path / "dedup.toml").write_text('[source]\nurl = "sqlite:///p.db"\ntable = "petition"\nsample = true\n'
+                                         '[fields]\ncontent = "long"\n[store]\ndatabase = "a.b$c d/e"\n',
+                                         encoding="utf-8")
+    result = run("batch", "--config", "dedup.toml")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "[store] database 'a.b$c d/e' is not a MongoDB database name" in error_line(result)
+    assert not (tmp_path / "dedup-data").exists()
+
+
 def test_ctrl_c_during_a_command_is_one_line_and_exit_130(run, monkeypatch):
     def interrupted(*args):
         raise KeyboardInterrupt

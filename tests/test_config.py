@@ -66,6 +66,12 @@ def test_field_defaults_and_explicit_weights():
     (minimal(scheme={"verbatim_containment": 1.5}), r"verbatim_containment must be above 0 and at most 1, got 1.5"),
     (minimal(scheme={"rows_per_band": 0}), r"rows_per_band must be 1 or more, got 0"),
     (minimal(store={"mongo_uri": "http://x"}), r"must start with mongodb://"),
+    (minimal(store={"database": "a.b$c d/e"}), r"\[store\] database 'a.b\$c d/e' is not a MongoDB database name: "
+                                               r"it holds '/', '\.', ' ', '\$'"),
+    (minimal(store={"database": ""}), r"\[store\] database is empty"),
+    (minimal(store={"database": "a\x00b"}), r"\[store\] database .* holds NUL"),
+    (minimal(store={"database": "d" * 64}), r"\[store\] database .* 64 bytes long; at most 63"),
+    (minimal(store={"database": "数据" * 11}), r"66 bytes long; at most 63"),
     ({"fields": {"content": "long"}}, r"missing \[source\] section"),
     ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),
 ])
