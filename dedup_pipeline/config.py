@@ -6,6 +6,7 @@ Every error says which key is wrong, what was found and what to write instead.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -131,6 +132,16 @@ _SECTIONS: dict[str, type] = {
     "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig,
 }
 _FIELD_KEYS = {"role", "weight", "encoding"}
+MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would void every sum
+# The allowed whole numbers: wide around what was measured (benchmarks/quality), narrow enough
+# that a typo cannot exhaust memory or hang a batch.
+_RANGES = {
+    ("fingerprint", "k"): (0, 32),
+    ("scheme", "size"): (1, 8), ("scheme", "key_size"): (1, 8), ("scheme", "keys"): (1, 64),
+    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32),
+    ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
+}
+MAX_TABLES = 1000  # [scheme] blocks choose key_blocks: each fingerprint is filed once per table
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -248,8 +259,9 @@ def _field(name: str, spec: Any) -> Field:
     if role not in ROLES:
         raise ConfigError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
     weight = spec.get("weight")
-    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0):
-        raise ConfigError(f"{where}: weight must be a number 0 or more (default "
+    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float))
+                               or not 0 <= weight <= MAX_WEIGHT):
+        raise ConfigError(f"{where}: weight must be a number from 0 to {MAX_WEIGHT:,g} (default "
                           f"{DEFAULT_WEIGHTS[role]:g} for {role}), got {weight!r}")
     encoding = spec.get("encoding", "utf-8")
     try:
@@ -273,9 +285,7 @@ def _check(config: Config) -> None:
     if scheme.name not in SCHEMES:
         raise ConfigError(f"[scheme] name {scheme.name!r} is unknown; available: "
                           + ", ".join(f'"{name}"' for name in SCHEMES))
-    for key in ("size", "key_size", "keys", "bands", "rows_per_band"):
-        if getattr(scheme, key) < 1:
-            raise ConfigError(f"[scheme] {key} must be 1 or more, got {getattr(scheme, key)}")
+    _check_ranges(config)
     for key in ("threshold", "containment", "verbatim", "verbatim_containment"):
         if not 0 < getattr(scheme, key) <= 1:
             raise ConfigError(f"[scheme] {key} must be above 0 and at most 1, got {getattr(scheme, key)}")
@@ -283,10 +293,10 @@ def _check(config: Config) -> None:
         config.block_scheme()
     except SchemeError as e:
         raise ConfigError(f"[scheme] {e}") from None
-    if config.batch.chunk_size < 1:
-        raise ConfigError(f"[batch] chunk_size must be 1 or more, got {config.batch.chunk_size}")
-    if config.batch.processes < 0:
-        raise ConfigError(f"[batch] processes must be 0 (all cores) or more, got {config.batch.processes}")
+    tables = math.comb(scheme.blocks, scheme.key_blocks)
+    if tables > MAX_TABLES:
+        raise ConfigError(f"[scheme] blocks = {scheme.blocks} keyed {scheme.key_blocks} at a time make "
+                          f"{tables:,} tables; at most {MAX_TABLES:,}: use fewer blocks or key_blocks")
     _check_database_name(config.store.database)
     uri = config.store.mongo_uri
     if uri and not uri.startswith(("mongodb://", "mongodb+srv://")):
@@ -313,6 +323,13 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "
                           f"list only fields that say who filed the row (as \"ignore\" if they should not "
                           f"count otherwise)")
+
+
+def _check_ranges(config: Config) -> None:
+    for (section, key), (low, high) in _RANGES.items():
+        value = getattr(getattr(config, section), key)
+        if not low <= value <= high:
+            raise ConfigError(f"[{section}] {key} must be from {low:,} to {high:,}, got {value:,}")
 
 
 MONGO_NAME_FORBIDDEN = '/\\. "$*<>:|?'  # MongoDB's rules for a database name (Windows' are the widest)
