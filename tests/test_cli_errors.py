@@ -61,6 +61,22 @@ def test_an_invalid_mongodb_database_name_is_a_configuration_error(run, tmp_path
     assert not (tmp_path / "dedup-data").exists()
 
 
+def test_a_row_whose_bytes_cannot_be_read_is_named_with_its_column_and_setting(run, tmp_path):
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE petition (id INTEGER PRIMARY KEY, title TEXT, content TEXT)"))
+        conn.execute(sa.text("INSERT INTO petition VALUES (1, '物业', '小区物业乱收费'), "
+                             "(7, '噪音', X'D0A1C7F8')"))  # GBK bytes as a BLOB in a TEXT column
+    engine.dispose()
+    (tmp_path / "dedup.toml").write_text('[source]\nurl = "sqlite:///p.db"\ntable = "petition"\n[fields]\n'
+                                         'title = "short"\ncontent = "long"\n[batch]\nprocesses = 1\n',
+                                         encoding="utf-8")
+    result = run("batch", "--config", "dedup.toml")
+    assert result.exit_code == 1
+    assert "row id = 7" in error_line(result) and "[fields] content" in error_line(result)
+    assert "not valid utf-8" in error_line(result)
+
+
 def test_ctrl_c_during_a_command_is_one_line_and_exit_130(run, monkeypatch):
     def interrupted(*args):
         raise KeyboardInterrupt
