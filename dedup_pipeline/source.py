@@ -177,6 +177,10 @@ class SqlSource:
 def _engine(url: str) -> sa.Engine:
     try:
         parsed = make_url(url)
+        if parsed.password is not None and "@" in f"{parsed.host}/{parsed.database}":
+            # SQLAlchemy ends the password at its first @: the rest would be looked up as a host
+            raise ConfigError(f"[source] url {mask_url(url)}: its password holds an @ that is not escaped; "
+                              f"write each @ in it as %40")
         dialect = parsed.get_dialect()
         connect_args = {}
         if dialect.driver in ("pymysql", "mysqldb") and "connect_timeout" not in parsed.query:

@@ -109,3 +109,10 @@ def test_watch_error_line_masks_the_source_password(cli, secret_source, mongo_ur
     result = cli("watch", "--once", sql_url=secret_source, mongo_uri=mongo_uri)
     assert result.exit_code == 1 and "run `dedup-pipeline migrate` first" in result.output
     assert f"{USER}:***@127.0.0.1" in result.output and shown(result.output) == []
+
+
+def test_an_unescaped_at_sign_in_the_source_password_is_a_configuration_error(cli, secret_source):
+    unescaped = secret_source.replace(SQL_WRITTEN, PASSWORD)  # SQLAlchemy would take "x%9z@127..." as the host
+    result = cli("batch", sql_url=unescaped)
+    assert result.exit_code == 2 and "write each @ in it as %40" in result.output
+    assert f"{USER}:***@127.0.0.1" in result.output and shown(result.output) == []
