@@ -3,12 +3,15 @@ function and turns library errors into a clean message and exit code at the edge
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import json
+import os
+import signal
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -18,6 +21,7 @@ from .features import FeatureError
 from .source import SourceError
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a SIGINT
 
 
 class CliError(click.ClickException):
@@ -29,7 +33,8 @@ class CliError(click.ClickException):
 
 
 def with_config(command: Callable) -> Callable:
-    """Adds --config and passes the loaded Config as `config`; maps library errors."""
+    """Adds --config and passes the loaded Config as `config`; maps library errors and
+    Ctrl-C to exit codes."""
 
     @click.option("--config", "config_path", type=click.Path(dir_okay=False),
                   help="TOML configuration (default: $DEDUP_CONFIG, else the built-in sample).")
@@ -41,16 +46,40 @@ def with_config(command: Callable) -> Callable:
             raise CliError(f"configuration: {e}", EXIT_CONFIG) from None
         except (SourceError, FeatureError) as e:
             raise CliError(str(e)) from None
+        except KeyboardInterrupt:
+            raise CliError("interrupted", EXIT_INTERRUPTED) from None
 
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Program(click.Group):
+    """The command group; run as the program, a Ctrl-C after the command (while Python
+    runs its exit handlers, pymongo's among them) also ends with one line, not a traceback."""
+
+    def main(self, args: Any = None, **kwargs: Any) -> Any:
+        try:
+            return super().main(args, **kwargs)
+        finally:
+            if args is None:  # arguments from sys.argv: the program itself, not a test calling it
+                signal.signal(signal.SIGINT, _interrupted_at_exit)
+
+
+def _interrupted_at_exit(signum: int, frame: Any) -> None:
+    """The command is done: say it was interrupted and leave at once."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os.write(2, b"Error: interrupted\n")
+    os._exit(EXIT_INTERRUPTED)
+
+
+@click.group(cls=_Program, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dedup-pipeline")
 def main() -> None:
     """Find near-duplicate rows (re-submitted or shared complaints) in a relational table.
 
-    Exit codes: 0 success, 1 an error (database, input), 2 a configuration error.
+    Exit codes: 0 success, 1 an error (database, input), 2 a configuration error,
+    130 interrupted (Ctrl-C).
     """
 
 
@@ -75,6 +104,7 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     if algorithm == "single-pass" and config.shingles:
         raise CliError("--algorithm single-pass compares SimHash fingerprints: set [scheme] name = "
                        "\"blocks\" to use it", EXIT_CONFIG)
+    _check_writable(out, "--out")
     total = SqlSource(config).count()
     click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
     try:
@@ -84,11 +114,6 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
             written = result.dedup_match
     except (StoreError, LockHeld) as e:
         raise CliError(str(e)) from None
-    if out:
-        with open(out, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
-            writer.writerow([config.source.id_column, "fingerprint"])
-            writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
     rate = result.rows_with_similar / max(result.rows, 1)
     click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "
                f"{result.added:,} new, {result.changed:,} changed, {result.removed:,} removed)")
@@ -110,7 +135,16 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
     else:
         click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
     if out:
+        with _writing(out, "the fingerprints", "the batch's results are stored all the same"):
+            _write_fingerprints(out, config.source.id_column, result)
         click.echo(f"fingerprints written to {out}")
+
+
+def _write_fingerprints(path: str, id_column: str, result: Any) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow([id_column, "fingerprint"])
+        writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
 
 
 def _similar_means(config: Config) -> str:
@@ -140,12 +174,16 @@ def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: s
 
     if not out and not html:
         raise CliError("give --out FILE (pairs or groups) and/or --html FILE", EXIT_CONFIG)
+    _check_writable(out, "--out")
+    _check_writable(html, "--html")
     try:
         if out:
-            count = export(config, out, fmt, want_groups)
+            with _writing(out, "the export"):
+                count = export(config, out, fmt, want_groups)
             click.echo(f"{count:,} lines ({'rows of groups' if want_groups else 'pairs'}) written to {out}")
         if html:
-            write_html_report(config, html, lang)
+            with _writing(html, "the report"):
+                write_html_report(config, html, lang)
             click.echo(f"report written to {html}")
     except (StoreError, LookupError) as e:
         raise CliError(str(e)) from None
@@ -178,14 +216,13 @@ def fingerprint(config: Config, text: str | None, csv_path: str | None, field_na
 
 def _input_rows(config: Config, text: str | None, csv_path: str | None, field_name: str | None):
     if csv_path:
-        with open(csv_path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f)
-            known = {fl.name for fl in config.fields}
-            if not known & set(reader.fieldnames or ()):
-                raise CliError(f"{csv_path}: its header ({', '.join(reader.fieldnames or ())}) names "
-                               f"none of the configured fields ({', '.join(sorted(known))})", EXIT_CONFIG)
-            for number, row in enumerate(reader, 1):
-                yield row.get(config.source.id_column, number), {k: v or None for k, v in row.items()}
+        reader = csv.DictReader(_utf8_lines(csv_path))
+        known = {fl.name for fl in config.fields}
+        if not known & set(reader.fieldnames or ()):
+            raise CliError(f"{csv_path}: its header ({', '.join(reader.fieldnames or ())}) names "
+                           f"none of the configured fields ({', '.join(sorted(known))})", EXIT_CONFIG)
+        for number, row in enumerate(reader, 1):
+            yield row.get(config.source.id_column, number), {k: v or None for k, v in row.items()}
         return
     if text is None:
         if sys.stdin.isatty():
@@ -197,6 +234,20 @@ def _input_rows(config: Config, text: str | None, csv_path: str | None, field_na
         raise CliError(f"--field {name!r} is not a configured field; fields: "
                        f"{', '.join(f.name for f in config.fields)}", EXIT_CONFIG)
     yield None, {name: text}
+
+
+def _utf8_lines(path: str) -> Iterator[str]:
+    """The lines of a UTF-8 file (a BOM allowed), decoded one by one so that bytes in
+    another encoding are named by line and byte."""
+    offset = 0
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                yield line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                raise CliError(f"{path}, line {number} (byte {offset + e.start + 1:,} of the file): not UTF-8 "
+                               f"({e.reason}); save the file as UTF-8 (in Excel: \"CSV UTF-8\")") from None
+            offset += len(line)
 
 
 @main.command("config")
@@ -403,6 +454,26 @@ def _with_index(config: Config, use: Callable[[Any], Any]) -> Any:
             return use(index)
     except StoreError as e:
         raise CliError(str(e)) from None
+
+
+def _check_writable(path: str | None, option: str) -> None:
+    """Refuse an output file that cannot be created, before any work is done."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CliError(f"{option} {path}: the folder {folder} does not exist; create it or write elsewhere")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise CliError(f"{option} {path}: no permission to write there; choose another path")
+
+
+@contextlib.contextmanager
+def _writing(path: str, what: str, after: str = "") -> Iterator[None]:
+    """A failed write of `path` (a full disk, a folder gone) as one line."""
+    try:
+        yield
+    except OSError as e:
+        raise CliError(f"cannot write {what} to {path}: {e.strerror or e}" + (f"; {after}" if after else "")) from None
 
 
 def _short_url(config: Config) -> str:

@@ -6,6 +6,7 @@ Every error says which key is wrong, what was found and what to write instead.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -131,12 +132,41 @@ _SECTIONS: dict[str, type] = {
     "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig,
 }
 _FIELD_KEYS = {"role", "weight", "encoding"}
+MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would void every sum
+# The allowed whole numbers: wide around what was measured (benchmarks/quality), narrow enough
+# that a typo cannot exhaust memory or hang a batch.
+_RANGES = {
+    ("fingerprint", "k"): (0, 32),
+    ("scheme", "size"): (1, 8), ("scheme", "key_size"): (1, 8), ("scheme", "keys"): (1, 64),
+    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32),
+    ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
+}
+MAX_TABLES = 1000  # [scheme] blocks choose key_blocks: each fingerprint is filed once per table
 
 
-def mask_url(url: str) -> str:
-    """The URL with any password replaced by ***: safe for logs and error messages."""
-    url = re.sub(r"(//[^/@:]*:)[^/]*@", r"\1***@", url)
-    return re.sub(r"(?i)((?:password|passwd|pwd)=)[^&;]*", r"\1***", url)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_QUERY_PASSWORD = re.compile(r"(?i)((?:password|passwd|pwd)=)[^&;]*")
+
+
+def mask_url(text: str) -> str:
+    """A URL, or a message quoting URLs, with every password replaced by ***: safe for
+    logs, error messages and reports. A text that starts with a URL is masked as one URL,
+    spaces and all; in other text each URL ends at a space."""
+    if _SCHEME.match(text):
+        text = _mask_userinfo(text)
+    else:
+        text = re.sub(_SCHEME.pattern + r"\S*", lambda m: _mask_userinfo(m.group()), text)
+    return _QUERY_PASSWORD.sub(r"\1***", text)
+
+
+def _mask_userinfo(url: str) -> str:
+    """`scheme://user:***@host...`. The password ends at the *last* @: people write / : # @ %
+    unescaped (SQLAlchemy splits `p@ss` at the first @, pymongo refuses them), so a URL
+    parser would show part of it; an @ after the host only hides more than needed."""
+    scheme, _, rest = url.partition("://")
+    userinfo, at, hosts = rest.rpartition("@")
+    user, colon, _ = userinfo.partition(":")
+    return f"{scheme}://{user}:***@{hosts}" if at and colon else url
 
 
 def default_config_text() -> str:
@@ -229,8 +259,9 @@ def _field(name: str, spec: Any) -> Field:
     if role not in ROLES:
         raise ConfigError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
     weight = spec.get("weight")
-    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0):
-        raise ConfigError(f"{where}: weight must be a number 0 or more (default "
+    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float))
+                               or not 0 <= weight <= MAX_WEIGHT):
+        raise ConfigError(f"{where}: weight must be a number from 0 to {MAX_WEIGHT:,g} (default "
                           f"{DEFAULT_WEIGHTS[role]:g} for {role}), got {weight!r}")
     encoding = spec.get("encoding", "utf-8")
     try:
@@ -254,9 +285,7 @@ def _check(config: Config) -> None:
     if scheme.name not in SCHEMES:
         raise ConfigError(f"[scheme] name {scheme.name!r} is unknown; available: "
                           + ", ".join(f'"{name}"' for name in SCHEMES))
-    for key in ("size", "key_size", "keys", "bands", "rows_per_band"):
-        if getattr(scheme, key) < 1:
-            raise ConfigError(f"[scheme] {key} must be 1 or more, got {getattr(scheme, key)}")
+    _check_ranges(config)
     for key in ("threshold", "containment", "verbatim", "verbatim_containment"):
         if not 0 < getattr(scheme, key) <= 1:
             raise ConfigError(f"[scheme] {key} must be above 0 and at most 1, got {getattr(scheme, key)}")
@@ -264,10 +293,11 @@ def _check(config: Config) -> None:
         config.block_scheme()
     except SchemeError as e:
         raise ConfigError(f"[scheme] {e}") from None
-    if config.batch.chunk_size < 1:
-        raise ConfigError(f"[batch] chunk_size must be 1 or more, got {config.batch.chunk_size}")
-    if config.batch.processes < 0:
-        raise ConfigError(f"[batch] processes must be 0 (all cores) or more, got {config.batch.processes}")
+    tables = math.comb(scheme.blocks, scheme.key_blocks)
+    if tables > MAX_TABLES:
+        raise ConfigError(f"[scheme] blocks = {scheme.blocks} keyed {scheme.key_blocks} at a time make "
+                          f"{tables:,} tables; at most {MAX_TABLES:,}: use fewer blocks or key_blocks")
+    _check_database_name(config.store.database)
     uri = config.store.mongo_uri
     if uri and not uri.startswith(("mongodb://", "mongodb+srv://")):
         raise ConfigError(f"[store] mongo_uri (or {ENV_MONGO_URI}) must start with mongodb:// or "
@@ -293,6 +323,33 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "
                           f"list only fields that say who filed the row (as \"ignore\" if they should not "
                           f"count otherwise)")
+
+
+def _check_ranges(config: Config) -> None:
+    for (section, key), (low, high) in _RANGES.items():
+        value = getattr(getattr(config, section), key)
+        if not low <= value <= high:
+            raise ConfigError(f"[{section}] {key} must be from {low:,} to {high:,}, got {value:,}")
+
+
+MONGO_NAME_FORBIDDEN = '/\\. "$*<>:|?'  # MongoDB's rules for a database name (Windows' are the widest)
+
+
+def _check_database_name(name: str) -> None:
+    """MongoDB's rules for a database name, checked here: the server's refusal came late,
+    with advice about half-written rows."""
+    where = f"[store] database {name!r}"
+    if not name:
+        raise ConfigError("[store] database is empty: name the MongoDB database, e.g. \"dedup\"")
+    if "\0" in name:
+        raise ConfigError(f"{where} holds NUL; use letters, digits, _ and -")
+    bad = [c for c in MONGO_NAME_FORBIDDEN if c in name]
+    if bad:
+        raise ConfigError(f"{where} is not a MongoDB database name: it holds {', '.join(map(repr, bad))}; "
+                          f"use letters, digits, _ and -")
+    size = len(name.encode("utf-8"))
+    if size >= 64:
+        raise ConfigError(f"{where} is {size} bytes long; at most 63 (UTF-8) for MongoDB")
 
 
 def _no_unknown(data: Mapping[str, Any], allowed: set[str], where: str) -> None:

@@ -17,6 +17,8 @@ from .simhash import to_hex
 
 Row = Mapping[str, Any]
 SHOWN = 20  # features or text pieces listed per side
+DIFF_CHARS = 5_000  # characters of each text diffed: difflib takes quadratic time (1.6 s at worst)
+PRINTED_CHARS = 200  # characters of a value or a differing piece printed as text
 
 
 def explain_pair(config: Config, a: Row, b: Row) -> dict[str, Any]:
@@ -56,14 +58,19 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
             "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,
                            "verbatim_containment": s.verbatim_containment},
-            "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb)}
+            "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb),
+            "differences_within": DIFF_CHARS if max(len(ta), len(tb)) > DIFF_CHARS else None}
 
 
 def _differences(ta: str, tb: str) -> list[dict[str, str]]:
-    """The pieces of the compared texts that differ (numbers already folded to 0)."""
-    matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
-    return [{"op": op, "a": ta[i1:i2], "b": tb[j1:j2]}
-            for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"][:SHOWN]
+    """The pieces of the compared texts that differ (numbers already folded to 0), within
+    the first DIFF_CHARS characters of each: a diff of whole 10 MB texts never ends."""
+    wa, wb = ta[:DIFF_CHARS], tb[:DIFF_CHARS]
+    ops = [op for op in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes() if op[0] != "equal"]
+    cut_a, cut_b = len(ta) > DIFF_CHARS, len(tb) > DIFF_CHARS
+    if ops and (cut_a and ops[-1][2] == DIFF_CHARS or cut_b and ops[-1][4] == DIFF_CHARS):
+        ops.pop()  # the end of a cut window differs only because of the cut
+    return [{"op": op, "a": wa[i1:i2], "b": wb[j1:j2]} for op, i1, i2, j1, j2 in ops][:SHOWN]
 
 
 def _fingerprints(config: Config, a: Row, b: Row, pa: int, pb: int) -> dict[str, Any]:
@@ -109,12 +116,23 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
     lines.append("  fields:")
     for f in e["fields"]:
         mark = "=" if f["same"] else "≠"
-        lines.append(f"    {mark} {f['field']} ({f['role']}, weight {f['weight']:g}): {f['a']!r} / {f['b']!r}")
+        lines.append(f"    {mark} {f['field']} ({f['role']}, weight {f['weight']:g}): "
+                     f"{_clip(f['a'])} / {_clip(f['b'])}")
     if e["scheme"] == "shingles":
+        if e["differences_within"]:
+            lines.append(f"  texts longer than {e['differences_within']:,} characters: differences shown for "
+                         f"the first {e['differences_within']:,}")
         lines.append("  where the compared texts differ:" if e["differences"] else "  the compared texts are equal")
-        lines += [f"    {d['op']}: {d['a']!r} → {d['b']!r}" for d in e["differences"]]
+        lines += [f"    {d['op']}: {_clip(d['a'])} → {_clip(d['b'])}" for d in e["differences"]]
     else:
         for part, title in (("common", "features in both"), ("only_a", f"only in {a}"), ("only_b", f"only in {b}")):
             shown = ", ".join(f"{x['feature']}×{x['weight']:g}" for x in e["features"][part])
             lines.append(f"  {title}: {shown or '-'}")
     return "\n".join(lines)
+
+
+def _clip(text: str | None) -> str:
+    """A value quoted, cut to PRINTED_CHARS characters: a terminal cannot show 10 MB rows."""
+    if text is None or len(text) <= PRINTED_CHARS:
+        return repr(text)
+    return f"{text[:PRINTED_CHARS]!r}… ({len(text) - PRINTED_CHARS:,} more characters)"

@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from .config import Config, ConfigError, mask_url
-from .features import Field, value_text
+from .features import FeatureError, Field, value_text
 
 CONNECT_TIMEOUT_S = 5
 PAGE_CHUNKS = 50  # a keyset page is this many chunks: one query, streamed
@@ -120,10 +120,23 @@ class SqlSource:
     def _dicts(self, keys: Iterable[str], rows: Iterable[sa.Row]) -> list[dict[str, Any]]:
         keys = list(keys)
         dicts = [dict(zip(keys, row)) for row in rows]  # much faster than RowMapping
-        for name, field in self._legacy.items():
-            for row in dicts:
-                row[name] = value_text(row[name], field)
+        for field in self.config.fields:
+            legacy = field.name in self._legacy
+            if legacy or field.role != "ignore":
+                for row in dicts:
+                    if legacy or isinstance(row[field.name], (bytes, bytearray, memoryview)):
+                        row[field.name] = self._text(row, field)
         return dicts
+
+    def _text(self, row: dict[str, Any], field: Field) -> str | None:
+        """A value as text, decoded here (SQLite keeps bytes in a TEXT column as a BLOB) so
+        that bytes in another encoding are named by row, column and setting."""
+        try:
+            return value_text(row[field.name], field)
+        except FeatureError as e:
+            id_column = self.id_column.name
+            raise FeatureError(f"row {id_column} = {row[id_column]!r} of {self.config.source.table!r}, read "
+                               f"by [fields] {field.name}: {e}") from None
 
     def _reflect(self) -> sa.Table:
         src = self.config.source
@@ -164,6 +177,10 @@ class SqlSource:
 def _engine(url: str) -> sa.Engine:
     try:
         parsed = make_url(url)
+        if parsed.password is not None and "@" in f"{parsed.host}/{parsed.database}":
+            # SQLAlchemy ends the password at its first @: the rest would be looked up as a host
+            raise ConfigError(f"[source] url {mask_url(url)}: its password holds an @ that is not escaped; "
+                              f"write each @ in it as %40")
         dialect = parsed.get_dialect()
         connect_args = {}
         if dialect.driver in ("pymysql", "mysqldb") and "connect_timeout" not in parsed.query:

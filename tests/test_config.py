@@ -57,15 +57,33 @@ def test_field_defaults_and_explicit_weights():
     (minimal(fingerprint={"k": 5}), r"blocks \(4\) must be greater than k \(5\)"),
     (minimal(scheme={"name": "lsh"}), r"\[scheme\] name 'lsh' is unknown"),
     (minimal(fields={"content": "tokens"}), r"role 'tokens' is not one of short, long, ignore"),
-    (minimal(fields={"content": {"role": "long", "weight": -1}}), r"weight must be a number 0 or more"),
+    (minimal(fields={"content": {"role": "long", "weight": -1}}), r"weight must be a number from 0 to 1,000"),
+    (minimal(fields={"content": {"role": "long", "weight": float("inf")}}),
+     r"\[fields\] content: weight must be a number from 0 to 1,000 \(default 1 for long\), got inf"),
+    (minimal(fields={"content": {"role": "long", "weight": float("nan")}}), r"weight must be a number from 0 to 1,000"),
+    (minimal(fields={"content": {"role": "long", "weight": 1e9}}), r"weight must be a number from 0 to 1,000"),
+    (minimal(scheme={"keys": 100_000_000}), r"\[scheme\] keys must be from 1 to 64, got 100,000,000"),
+    (minimal(scheme={"bands": 1000}), r"\[scheme\] bands must be from 1 to 64, got 1,000"),
+    (minimal(scheme={"size": 100}), r"\[scheme\] size must be from 1 to 8, got 100"),
+    (minimal(fingerprint={"k": 10**6}), r"\[fingerprint\] k must be from 0 to 32, got 1,000,000"),
+    (minimal(batch={"chunk_size": 10**9}), r"\[batch\] chunk_size must be from 1 to 1,000,000"),
+    (minimal(batch={"processes": 100_000}), r"\[batch\] processes must be from 0 to 256"),
+    (minimal(scheme={"name": "blocks", "blocks": 64, "key_blocks": 32}),
+     r"\[scheme\] blocks = 64 keyed 32 at a time make 1,832,624,140,942,590,534 tables; at most 1,000"),
     (minimal(fields={"content": {"role": "long", "encodng": "gbk"}}), r"unknown key encodng in \[fields\] content"),
     (minimal(fields={"content": {"encoding": "klingon"}}), r"unknown encoding 'klingon'"),
     (minimal(fields={}), r"\[fields\] is empty"),
     (minimal(fields={"content": "ignore"}), r"every field is \"ignore\""),
-    (minimal(batch={"chunk_size": 0}), r"chunk_size must be 1 or more"),
+    (minimal(batch={"chunk_size": 0}), r"chunk_size must be from 1 to 1,000,000, got 0"),
     (minimal(scheme={"verbatim_containment": 1.5}), r"verbatim_containment must be above 0 and at most 1, got 1.5"),
-    (minimal(scheme={"rows_per_band": 0}), r"rows_per_band must be 1 or more, got 0"),
+    (minimal(scheme={"rows_per_band": 0}), r"rows_per_band must be from 1 to 32, got 0"),
     (minimal(store={"mongo_uri": "http://x"}), r"must start with mongodb://"),
+    (minimal(store={"database": "a.b$c d/e"}), r"\[store\] database 'a.b\$c d/e' is not a MongoDB database name: "
+                                               r"it holds '/', '\.', ' ', '\$'"),
+    (minimal(store={"database": ""}), r"\[store\] database is empty"),
+    (minimal(store={"database": "a\x00b"}), r"\[store\] database .* holds NUL"),
+    (minimal(store={"database": "d" * 64}), r"\[store\] database .* 64 bytes long; at most 63"),
+    (minimal(store={"database": "数据" * 11}), r"66 bytes long; at most 63"),
     ({"fields": {"content": "long"}}, r"missing \[source\] section"),
     ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),
 ])
@@ -95,6 +113,26 @@ def test_invalid_toml_names_the_file(tmp_path):
 ])
 def test_passwords_are_masked(url, shown):
     assert mask_url(url) == shown
+
+
+# Passwords as people write them: / : # unescaped (SQLAlchemy reads them), @ and % escaped
+# or not; pymongo refuses an unescaped / @ : % and the URL must still never show it.
+@pytest.mark.parametrize("url, shown", [
+    ("mysql+pymysql://slash:Pa/ss+w0rd@127.0.0.1:33061/p", "mysql+pymysql://slash:***@127.0.0.1:33061/p"),
+    ("mysql+pymysql://slash:Pa/ss:w#0rd%40x%25y@h:1/p?charset=utf8mb4",
+     "mysql+pymysql://slash:***@h:1/p?charset=utf8mb4"),
+    ("mysql+pymysql://app:a@b/c:d%e#f@db/p", "mysql+pymysql://app:***@db/p"),
+    ("mongodb://dedup:mongopw/123@h1:1,h2:2/?authSource=admin", "mongodb://dedup:***@h1:1,h2:2/?authSource=admin"),
+    ("mongodb://dedup:mo/n@g:o%pw#1@h:27017/", "mongodb://dedup:***@h:27017/"),
+    ("mongodb+srv://dedup:a/b@cluster.example.net/db", "mongodb+srv://dedup:***@cluster.example.net/db"),
+])
+def test_passwords_holding_slashes_and_other_url_characters_are_masked(url, shown):
+    assert mask_url(url) == shown
+
+
+def test_urls_quoted_in_a_message_are_masked():
+    message = "cannot use 'mysql+pymysql://slash:Pa/ss@h/p' nor mongodb://d:x/y@m:1/ here"
+    assert mask_url(message) == "cannot use 'mysql+pymysql://slash:***@h/p' nor mongodb://d:***@m:1/ here"
 
 
 def test_masked_settings_hide_secrets_from_the_environment():

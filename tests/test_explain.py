@@ -1,6 +1,13 @@
 """`dedup-pipeline explain A B`: the verdict the batch would give, with what decided it."""
 
 import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
 
 from dedup_pipeline.schemes import scheme_of
 from tests.test_incremental import sample_config, sample_rows
@@ -59,3 +66,38 @@ def test_unrelated_rows_are_explained_as_not_similar(run):
 def test_an_unknown_row_exits_1(run):
     result = run("explain", "1", "999999")
     assert result.exit_code == 1 and "no row with id = 999999" in result.output
+
+
+@pytest.fixture(scope="module")
+def long_texts_explained(tmp_path_factory):
+    """`explain` (text output, in a process of its own) of two rows of about 1 MB of text each,
+    the second an edit of the first: the CLI's output, or a failure after 20 s."""
+    folder = tmp_path_factory.mktemp("long")
+    text = "".join(row["content"] or "" for row in sample_rows())
+    first = (text * 3)[:350_000]  # about 1 MB in UTF-8
+    second = "再次反映" + first[:100_000] + "新增的一句话。" + first[100_000:300_000] + first[300_010:]
+    url = f"sqlite:///{folder / 'p.sqlite'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE petition (id INTEGER PRIMARY KEY, content TEXT)"))
+        conn.execute(sa.text("INSERT INTO petition VALUES (1, :a), (2, :b)"), {"a": first, "b": second})
+    engine.dispose()
+    (folder / "dedup.toml").write_text(f'[source]\nurl = "{url}"\ntable = "petition"\n[fields]\n'
+                                       f'content = "long"\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    try:
+        return subprocess.run([sys.executable, "-m", "dedup_pipeline", "explain", "1", "2", "--config",
+                               "dedup.toml"], cwd=folder, env=env, capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("explain of two 1 MB texts took more than 20 s")
+
+
+def test_long_texts_are_explained_with_the_diff_of_a_bounded_window(long_texts_explained):
+    assert long_texts_explained.returncode == 0, long_texts_explained.stderr
+    assert re.search(r"texts longer than [\d,]+ characters: differences shown for the first [\d,]+",
+                     long_texts_explained.stdout)
+
+
+def test_long_texts_are_printed_cut_short(long_texts_explained):
+    assert "rows 1 and 2: similar" in long_texts_explained.stdout
+    assert len(long_texts_explained.stdout) < 20_000

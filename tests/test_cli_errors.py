@@ -1,0 +1,121 @@
+"""Bad input, unwritable outputs and Ctrl-C: one line on stderr saying what is wrong and
+what to do, the documented exit code, never a traceback."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+
+from dedup_pipeline import cli
+from dedup_pipeline.cli import main
+
+FULL_DISK = "/dev/full"  # every write fails with ENOSPC
+
+
+def error_line(result):
+    """The last line on stderr, after checking there is no traceback."""
+    assert "Traceback" not in result.output
+    return result.stderr.strip().splitlines()[-1]
+
+
+def test_batch_out_in_a_missing_folder_is_refused_before_the_batch_runs(run, tmp_path):
+    result = run("batch", "--out", "/nonexistent/f.csv")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "/nonexistent" in error_line(result) and "does not exist" in error_line(result)
+    assert not (tmp_path / "dedup-data").exists()  # neither the source nor the store was opened
+
+
+def test_batch_out_that_cannot_be_written_is_one_line_after_the_batch_results(run):
+    result = run("batch", "--out", FULL_DISK)
+    assert result.exit_code == 1
+    assert FULL_DISK in error_line(result) and "No space left on device" in error_line(result)
+    assert "results: run" in result.stdout and "fingerprints written" not in result.stdout
+
+
+@pytest.mark.parametrize("option", ["--out", "--html"])
+def test_report_that_cannot_be_written_is_one_line(run, option):
+    run("batch")
+    result = run("report", option, FULL_DISK)
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert FULL_DISK in error_line(result) and "No space left on device" in error_line(result)
+
+
+def test_fingerprint_csv_that_is_not_utf8_names_the_file_and_line(run, tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_bytes("id,content\n1,物业乱收费\n".encode() + "2,噪音扰民\n".encode("gbk"))
+    result = run("fingerprint", "--csv", str(path))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert f"{path}, line 3" in error_line(result) and "UTF-8" in error_line(result)
+
+
+def test_an_invalid_mongodb_database_name_is_a_configuration_error(run, tmp_path):
+    (tmp_path / "dedup.toml").write_text('[source]\nurl = "sqlite:///p.db"\ntable = "petition"\nsample = true\n'
+                                         '[fields]\ncontent = "long"\n[store]\ndatabase = "a.b$c d/e"\n',
+                                         encoding="utf-8")
+    result = run("batch", "--config", "dedup.toml")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "[store] database 'a.b$c d/e' is not a MongoDB database name" in error_line(result)
+    assert not (tmp_path / "dedup-data").exists()
+
+
+def test_a_row_whose_bytes_cannot_be_read_is_named_with_its_column_and_setting(run, tmp_path):
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE petition (id INTEGER PRIMARY KEY, title TEXT, content TEXT)"))
+        conn.execute(sa.text("INSERT INTO petition VALUES (1, '物业', '小区物业乱收费'), "
+                             "(7, '噪音', X'D0A1C7F8')"))  # GBK bytes as a BLOB in a TEXT column
+    engine.dispose()
+    (tmp_path / "dedup.toml").write_text('[source]\nurl = "sqlite:///p.db"\ntable = "petition"\n[fields]\n'
+                                         'title = "short"\ncontent = "long"\n[batch]\nprocesses = 1\n',
+                                         encoding="utf-8")
+    result = run("batch", "--config", "dedup.toml")
+    assert result.exit_code == 1
+    assert "row id = 7" in error_line(result) and "[fields] content" in error_line(result)
+    assert "not valid utf-8" in error_line(result)
+
+
+def test_ctrl_c_during_a_command_is_one_line_and_exit_130(run, monkeypatch):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "load_config", interrupted)
+    result = CliRunner().invoke(main, ["check", "--text", "物业乱收费"])
+    assert result.exit_code == 130 and result.stderr == "Error: interrupted\n"
+
+
+# As Ctrl-C in the last second of a command: the signal arrives while Python runs its exit
+# handlers (pymongo's joins its threads then), after the command's work is done.
+CTRL_C_AT_EXIT = """
+import atexit, os, signal, sys
+atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))
+from dedup_pipeline.cli import main
+sys.argv = ["dedup-pipeline", *sys.argv[1:]]
+main()
+"""
+
+
+def ctrl_c_at_exit(*args, cwd):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    return subprocess.run([sys.executable, "-c", CTRL_C_AT_EXIT, *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_ctrl_c_while_check_exits_is_one_line_and_exit_130(tmp_path):
+    done = ctrl_c_at_exit("check", "--text", "小区物业乱收费", cwd=tmp_path)
+    assert "Traceback" not in done.stderr and done.returncode == 130
+    assert done.stderr.splitlines()[-1] == "Error: interrupted"
+
+
+def test_ctrl_c_while_migrate_exits_is_one_line_and_exit_130(tmp_path, mysql_url):
+    (tmp_path / "dedup.toml").write_text(f'[source]\nurl = "{mysql_url}"\ntable = "petition"\n'
+                                         f'[fields]\ncontent = "long"\n', encoding="utf-8")
+    engine = sa.create_engine(mysql_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE petition (id INTEGER PRIMARY KEY, content TEXT)"))
+    engine.dispose()
+    done = ctrl_c_at_exit("migrate", "--config", "dedup.toml", cwd=tmp_path)
+    assert "Traceback" not in done.stderr and done.returncode == 130
+    assert "are up to date" in done.stdout and done.stderr.splitlines()[-1] == "Error: interrupted"
