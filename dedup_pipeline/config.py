@@ -64,6 +64,7 @@ class SchemeConfig:
     containment: float = ShingleScheme.containment
     verbatim: float = ShingleScheme.verbatim
     verbatim_containment: float = ShingleScheme.verbatim_containment
+    edits: int = ShingleScheme.edits
     submitter: tuple[str, ...] = ShingleScheme.submitter
     bands: int = ShingleScheme.bands
     rows_per_band: int = ShingleScheme.rows_per_band
@@ -257,6 +258,8 @@ def _check(config: Config) -> None:
     for key in ("size", "key_size", "keys", "bands", "rows_per_band"):
         if getattr(scheme, key) < 1:
             raise ConfigError(f"[scheme] {key} must be 1 or more, got {getattr(scheme, key)}")
+    if scheme.edits < 0:
+        raise ConfigError(f"[scheme] edits must be 0 (the same as written) or more, got {scheme.edits}")
     for key in ("threshold", "containment", "verbatim", "verbatim_containment"):
         if not 0 < getattr(scheme, key) <= 1:
             raise ConfigError(f"[scheme] {key} must be above 0 and at most 1, got {getattr(scheme, key)}")

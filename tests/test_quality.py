@@ -45,6 +45,14 @@ def test_same_person_and_same_title_negatives_share_their_fields(small):
                for a, b in small.hard_pairs["same_title"])
 
 
+def test_another_persons_edited_copy_has_another_submitter_and_another_text(small):
+    copies = [(a, b) for a, b, edit in small.edit_pairs if edit == "other_submitter_edited"]
+    assert copies
+    for a, b in copies:
+        ra, rb = small.meta[a], small.meta[b]
+        assert (ra.name, ra.phone) != (rb.name, rb.phone) and ra.content != rb.content
+
+
 def test_no_row_reaches_the_guard_jaccard_with_a_row_of_another_group(small):
     ids = [r["id"] for r in small.rows]
     sets = [shingles.shingle_set(r["content"]) for r in small.rows]
