@@ -151,7 +151,7 @@ def _similar_means(config: Config) -> str:
     if config.shingles:
         s = config.scheme
         return (f"shingles: text similarity >= {s.threshold:g} (or {s.containment:.0%} contained) with a "
-                f"shared submitter, or >= {s.verbatim:g} as written"
+                f"shared submitter, or the same as written up to {s.edits} character(s) changed in place"
                 + (", or linked through a third row" if s.corroborate else "") + "; distance = 1 - similarity")
     return f"SimHash distance <= {config.fingerprint.k} bits"
 

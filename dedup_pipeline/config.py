@@ -65,6 +65,7 @@ class SchemeConfig:
     containment: float = ShingleScheme.containment
     verbatim: float = ShingleScheme.verbatim
     verbatim_containment: float = ShingleScheme.verbatim_containment
+    edits: int = ShingleScheme.edits
     submitter: tuple[str, ...] = ShingleScheme.submitter
     bands: int = ShingleScheme.bands
     rows_per_band: int = ShingleScheme.rows_per_band
@@ -138,7 +139,7 @@ MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would
 _RANGES = {
     ("fingerprint", "k"): (0, 32),
     ("scheme", "size"): (1, 8), ("scheme", "key_size"): (1, 8), ("scheme", "keys"): (1, 64),
-    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32),
+    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "edits"): (0, 100),
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
 }
 MAX_TABLES = 1000  # [scheme] blocks choose key_blocks: each fingerprint is filed once per table

@@ -55,9 +55,12 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
             "verbatim_jaccard": round(written_jaccard, 4), "verbatim_containment": round(written_contained, 4),
             # an edit adds on one side only; a form letter filled in anew differs on both
             "verbatim_only": {"a": len(pa.verbatim) - common, "b": len(pb.verbatim) - common},
+            # the side with fewer shingles of its own: what a copy changed in place
+            "changed_in_place": min(len(pa.verbatim), len(pb.verbatim)) - common,
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
             "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,
-                           "verbatim_containment": s.verbatim_containment},
+                           "verbatim_containment": s.verbatim_containment, "changed_in_place": s.edits * s.size,
+                           "min_shingles": s.min_shingles},
             "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb),
             "differences_within": DIFF_CHARS if max(len(ta), len(tb)) > DIFF_CHARS else None}
 
@@ -101,10 +104,13 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
         who = "the same" if e["same_submitter"] else "no shared"
         only = e["verbatim_only"]
         lines.append(f"  {who} submitter ({', '.join(e['submitter_fields']) or 'no submitter fields'}); "
-                     f"as written, jaccard {e['verbatim_jaccard']}, containment {e['verbatim_containment']} "
-                     f"(without a shared submitter, similar from {t['verbatim']} or {t['verbatim_containment']})")
-        lines.append(f"  shingles as written only in {a}: {only['a']}, only in {b}: {only['b']} "
-                     f"(an edit adds to one side; a form letter filled in anew differs on both)")
+                     f"as written, jaccard {e['verbatim_jaccard']}, containment {e['verbatim_containment']}")
+        lines.append(f"  shingles as written only in {a}: {only['a']}, only in {b}: {only['b']}; changed in place "
+                     f"(the smaller of the two) {e['changed_in_place']} (an edit adds to one side or changes a "
+                     f"character; a form letter filled in anew replaces its particulars on both)")
+        lines.append(f"  without a shared submitter, the same as written when changed in place <= "
+                     f"{t['changed_in_place']} (texts of {t['min_shingles']}+ shingles), containment >= "
+                     f"{t['verbatim_containment']} or jaccard >= {t['verbatim']}")
         if e["needs_a_link"]:
             lines.append("  similar text without evidence of its own: reported only if a third row matches "
                          "one by submitter and the other as written (corroborate)")

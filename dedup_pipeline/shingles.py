@@ -24,10 +24,17 @@ date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, o
 text lies `containment` inside the larger (a sentence added or removed). A form letter
 filled in for another place or amount is just as similar, so unless the rows share a
 submitter (the same value in one of the `submitter` fields, such as phone or address:
-evidence, never enough alone), their texts must also match as written: Jaccard ≥ `verbatim`,
-or the smaller lies `verbatim_containment` inside the larger. The second is the shape of a
-re-submission edit (a prefix, suffix or sentence added takes almost nothing from the other
-side), while a form letter filled in for another place and company differs on both sides.
+evidence, never enough alone), their texts must also be the same as written up to a copy's
+edits. Where two texts differ tells a copy from a form letter: an edit that adds text (a
+prefix, a suffix, a sentence) leaves the other side whole, and a typo changes a character
+in place, while a form letter filled in anew replaces its particulars (place, company,
+amounts, dates) on both sides. So, as written (numbers kept): the side with fewer shingles
+of its own has at most `edits` × `size` of them (`edits` characters changed in place; a
+shingle of `size` characters covers each changed character `size` times), or the smaller
+text lies `verbatim_containment` inside the larger, or Jaccard ≥ `verbatim`. The count is
+absolute, not a share of the text: a copy is a few edits whatever its length, and a long
+form letter differs in more particulars, not fewer (Jaccard ≥ 0.92, the rule before issue
+22, let long form letters through). `min_shingles` bounds the smaller text here too.
 A pair with similar text and neither kind of evidence is kept when a third row links it
 (`corroborate`, corroboration.py).
 
@@ -98,8 +105,9 @@ class ShingleScheme:
     keys: int = 4
     threshold: float = 0.3
     containment: float = 0.7
-    verbatim: float = 0.92
+    verbatim: float = 1.0
     verbatim_containment: float = 0.98
+    edits: int = 1  # characters another person's copy may have changed in place, as written
     submitter: tuple[str, ...] = ()
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
     bands: int = 6
@@ -165,7 +173,8 @@ class ShingleScheme:
         if jaccard < self.threshold and (smaller < self.min_shingles or contained < self.containment):
             return None, 0
         evidence = (SUBMITTER if same_submitter(a.people, b.people) else 0) | (
-            WRITTEN if self.as_written(*overlap(a.verbatim, b.verbatim)) else 0)
+            WRITTEN if self.as_written(*overlap(a.verbatim, b.verbatim), min(len(a.verbatim), len(b.verbatim)))
+            else 0)
         return max(jaccard, self.threshold), evidence
 
     def score(self, a: Sketch, b: Sketch) -> float | None:
@@ -173,10 +182,12 @@ class ShingleScheme:
         similarity, evidence = self.relate(a, b)
         return similarity if evidence else None
 
-    def as_written(self, jaccard, contained):
-        """Whether texts match as written, from their verbatim (Jaccard, containment); scalars
-        or arrays alike, so that `pairs` decides exactly as `score`."""
-        return (jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
+    def as_written(self, jaccard, contained, smaller):
+        """Whether texts are the same as written up to a copy's edits, from their verbatim
+        (Jaccard, containment) and the smaller set's size; scalars or arrays alike, so that
+        `pairs` decides exactly as `score`."""
+        return ((jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
+                | ((smaller >= self.min_shingles) & (changed_in_place(contained, smaller) <= self.edits * self.size)))
 
     def similar(self, sketches: Sequence[Sketch] | SketchTable) -> Similar:
         """Every similar (i, j, 1 − score), i < j, of rows of different texts: rows sharing
@@ -192,8 +203,9 @@ class ShingleScheme:
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
         people = table.people
         same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
+        written = table.verbatim.sizes()
         evidence = np.where(same, SUBMITTER, 0) | np.where(
-            self.as_written(*overlap_pairs(table.verbatim, i, j)), WRITTEN, 0)
+            self.as_written(*overlap_pairs(table.verbatim, i, j), np.minimum(written[i], written[j])), WRITTEN, 0)
         keep = evidence > 0
         weak = np.flatnonzero(~keep)
         if self.corroborate and len(weak):
@@ -265,6 +277,12 @@ def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
         return 0.0, 0.0
     common = len(np.intersect1d(a, b, assume_unique=True))
     return common / (len(a) + len(b) - common), common / min(len(a), len(b))
+
+
+def changed_in_place(contained, smaller):
+    """Shingles of the smaller set that the larger lacks, from the containment of the smaller
+    in the larger (exact: containment is that count over `smaller`)."""
+    return smaller - np.rint(np.multiply(contained, smaller))
 
 
 def same_submitter(a: np.ndarray, b: np.ndarray) -> bool:

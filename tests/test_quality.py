@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from benchmarks.quality import dataset as dsmod
-from benchmarks.quality import methods, shingles
+from benchmarks.quality import methods, options, shingles
 from benchmarks.quality.dataset import GUARD, Dataset, Row, generate
 from benchmarks.quality.score import INDIRECT, components, score
 
@@ -43,6 +43,14 @@ def test_same_person_and_same_title_negatives_share_their_fields(small):
                for a, b in small.hard_pairs["same_person"])
     assert all((meta[a].title, meta[a].category) == (meta[b].title, meta[b].category)
                for a, b in small.hard_pairs["same_title"])
+
+
+def test_another_persons_edited_copy_has_another_submitter_and_another_text(small):
+    copies = [(a, b) for a, b, edit in small.edit_pairs if edit == "other_submitter_edited"]
+    assert copies
+    for a, b in copies:
+        ra, rb = small.meta[a], small.meta[b]
+        assert (ra.name, ra.phone) != (rb.name, rb.phone) and ra.content != rb.content
 
 
 def test_no_row_reaches_the_guard_jaccard_with_a_row_of_another_group(small):
@@ -144,3 +152,15 @@ def test_the_table_written_to_sqlite_reads_back(tmp_path, small):
         db.row_factory = sqlite3.Row
         back = [dict(r) for r in db.execute("SELECT * FROM petition ORDER BY id")]
     assert back == small.rows
+
+
+def test_the_default_rule_compared_pair_by_pair_is_the_schemes_as_written_evidence(small):
+    from dedup_pipeline.corroboration import WRITTEN
+    from dedup_pipeline.schemes import scheme_of
+
+    pairs = options.pairs_of(small.rows, small.true_pairs)
+    accepted = options.decide(pairs)[options.RULES[1][0]]
+    scheme = scheme_of(methods.make_config({}))
+    probe = dict(zip((r["id"] for r in small.rows), scheme.probes(small.rows)))
+    assert pairs and all(bool(scheme.relate(probe[a], probe[b])[1] & WRITTEN) == ((a, b) in accepted)
+                         for a, b in (p.ids for p in pairs))

@@ -94,6 +94,31 @@ def test_another_persons_copy_with_a_sentence_added_is_similar():
     assert similar(sketch(TEXT), sketch(added, name="李四"))
 
 
+def test_another_persons_copy_with_a_typo_and_a_suffix_is_similar():
+    copy = TEXT[:40] + ("映" if TEXT[40] != "映" else "应") + TEXT[41:] + "请尽快处理。"
+    assert similar(sketch(TEXT), sketch(copy, name="李四"))
+
+
+SHORT = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开。"
+
+
+def test_another_persons_copy_with_one_character_changed_in_place_is_similar():
+    assert similar(sketch(SHORT), sketch(SHORT.replace("清运", "请运"), name="李四"))
+
+
+def test_another_persons_copy_with_two_characters_changed_in_place_is_not_similar():
+    # the edit budget (`edits`: one character by default) counts characters, not a share of the text
+    changed = SHORT.replace("清运", "请运").replace("窗户", "窗护")
+    assert not similar(sketch(SHORT), sketch(changed, name="李四"))
+    assert similar(sketch(SHORT), sketch(changed, name="李四"), ShingleScheme(submitter=("name",), edits=2))
+
+
+def test_a_long_form_letter_with_its_particulars_replaced_is_not_similar_however_much_text_it_shares():
+    letter = TEXT[:200] + "我们{p}的住户请求{c}公司整改。" + documents(200, 3)[2]
+    a, b = sketch(letter.format(p="阳光小区", c="恒信")), sketch(letter.format(p="幸福家园", c="宏达"), name="李四")
+    assert overlap(a.verbatim, b.verbatim)[0] > 0.92 and not similar(a, b)
+
+
 def test_a_form_letter_for_another_place_and_company_from_another_person_is_not_similar():
     letter = ("我是{p}居民，{c}物业公司长期违规收取停车费和公摊费用，业主多次投诉无果，"
               "{c}物业公司至今拒不整改，请{p}有关部门依法查处，维护业主的合法权益。")

