@@ -99,6 +99,28 @@ def forget_pairs(conn: sa.Connection, table: sa.Table, pairs: Iterable[tuple[Any
         conn.execute(table.delete().where(table.c.row_id == a, table.c.similar_id == b))
 
 
+class SqlMatches:
+    """dedup_match in one transaction, as `matches.Matches`: pairs written as `source`."""
+
+    def __init__(self, conn: sa.Connection, table: sa.Table, source: str):
+        self.conn, self.table, self.source = conn, table, source
+
+    def forget_rows(self, rows: Sequence) -> None:
+        forget_rows(self.conn, self.table, rows)
+
+    def write(self, pairs: Iterable[Pair]) -> None:
+        upsert(self.conn, self.table, both_directions(pairs, self.source))
+
+    def partners(self, rows: Sequence, distance: float | None = None) -> dict[Any, set]:
+        return partners(self.conn, self.table, rows, distance)
+
+    def pairs_among(self, rows: Sequence) -> set[tuple[Any, Any]]:
+        return pairs_among(self.conn, self.table, rows)
+
+    def forget_pairs(self, pairs: Iterable[tuple[Any, Any]]) -> None:
+        forget_pairs(self.conn, self.table, pairs)
+
+
 def write_batch(config: Config, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> int | None:
     """Replace the previous batch's rows of dedup_match with these pairs (positions into
     `ids`), in one transaction; the number of rows written, or None when the table does

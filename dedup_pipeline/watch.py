@@ -33,14 +33,12 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, fields
-from itertools import product
 from typing import Any
 
 import sqlalchemy as sa
 
-from . import matchtable
+from . import matches, matchtable
 from .config import Config, mask_url
-from .corroboration import corroborated
 from .incremental import Incremental, open_incremental
 from .source import SourceError, SqlSource
 
@@ -230,141 +228,14 @@ class Worker:
 
     def process(self, conn: sa.Connection, row_ids: list) -> Tally:
         """File the rows that are there, remove those that are gone, write their matches
-        (the batch calls this too, for the rows changed while it ran)."""
+        (matches.apply; the batch calls this too, for the rows changed while it ran)."""
         id_column = self.config.source.id_column
         present = {row[id_column]: row for row in self.source.rows_by_id(row_ids, conn)}
         absent = [i for i in row_ids if i not in present]
-        linked = self._linked_through(conn, row_ids)
-        orphans = self._copies_of(conn, row_ids)
-        # Before filing: a pair another worker writes after this, from a lookup that saw
-        # these rows filed, is not this batch's to delete.
-        matchtable.forget_rows(conn, self.matches, row_ids)
-        probes, added = self._file(present)
-        removed = self.index.store.remove(self.index.table, absent) if absent else 0
-        found, moved = self._linked_copies(*self.index.pairs_seen(probes), probes, orphans, row_ids)
-        matchtable.forget_pairs(conn, self.matches, moved)
-        matchtable.upsert(conn, self.matches, matchtable.both_directions(
-            ((a, b, d) for (a, b), d in found.items()), matchtable.INCREMENTAL))
-        matched = self._recheck(conn, found, probes)
-        self._unlink(conn, linked, found)
+        done = matches.apply(self.index, matchtable.SqlMatches(conn, self.matches, matchtable.INCREMENTAL),
+                             present, absent)
         self.index.store.sync()  # before the entries are marked done: a MongoDB crash loses nothing
-        return Tally(rows=len(row_ids), added=added, removed=removed, matched=matched)
-
-    def _file(self, rows: dict[Any, dict]) -> tuple[dict[Any, Any], int]:
-        """Probe rows together and file them; unchanged rows are skipped. Returns their
-        probes (what the scheme compares them by) and how many were written."""
-        if not rows:
-            return {}, 0
-        ids = list(rows)
-        probes = dict(zip(ids, self.index.scheme.probes([rows[i] for i in ids])))
-        return probes, self.index.file_many((i, rows[i], probes[i]) for i in ids)
-
-    def _copies_of(self, conn: sa.Connection, row_ids: list) -> dict[Any, set]:
-        """{row: its copies} of the rows of the batch that are the first of their text: the
-        copies are linked to it alone (pairs.Similar), and it may be changing or gone."""
-        identity = self.index.scheme.identity
-        near = matchtable.partners(conn, self.matches, row_ids, distance=0)  # copies are at 0
-        if not near:
-            return {}
-        before = self.index.current(near)
-        now = self.index.current(set().union(*near.values()) - set(row_ids))
-        out = {}
-        for row, partners in near.items():
-            if row not in before:
-                continue
-            mine = identity(before[row])
-            copies = {m for m in partners if m in now and identity(now[m]) == mine}
-            if copies and _first(copies | {row}) == row:
-                out[row] = copies
-        return out
-
-    def _linked_copies(self, found: dict[tuple, Any], seen: dict[Any, Any], probes: dict[Any, Any],
-                       orphans: dict[Any, set], batch: list) -> tuple[dict[tuple, Any], set[tuple]]:
-        """The pairs found, with rows of one text linked to the first of them rather than to
-        each other, as the batch stores them (pairs.Similar); and the links to forget: those
-        to a first row that a row of the batch now precedes. Copies whose first row changed
-        or went (`orphans`) are linked to the next. `seen`: the probes the pairs were found with."""
-        identity = self.index.scheme.identity
-        text = {row: identity(p) for row, p in seen.items()}
-        out, moved, copies = {}, set(), {}
-        for (a, b), distance in found.items():
-            if text.get(a) and text.get(a) == text.get(b):
-                for row, other in ((a, b), (b, a)):
-                    if row in probes:
-                        copies.setdefault(row, {}).update({row: distance, other: distance})
-            else:
-                out[a, b] = distance
-        for row, mine in copies.items():
-            first = _first(mine)
-            if first != row:
-                out[row, first] = mine[first]
-                continue
-            previous = _first(set(mine) - {row})
-            out.update(((other, row), d) for other, d in mine.items() if other != row)
-            moved.update((other, previous) for other in mine if other not in (row, previous))
-        for row, rest in orphans.items():
-            if row in copies or rest & copies.keys():
-                continue  # a row of the batch still of this text linked them
-            rest = {m for m in rest if m not in batch}
-            first = _first(rest) if rest else None
-            out.update(((m, first), 0) for m in rest if m != first)
-        return out, moved
-
-    def _recheck(self, conn: sa.Connection, found: dict[tuple, Any], probes: dict[Any, Any]) -> int:
-        """Check each pair with a row outside the batch against what that row is now: another
-        worker may have changed or removed it after the lookup, and cleared its matches
-        before this transaction wrote the pair. Returns the pairs kept."""
-        scheme = self.index.scheme
-        now = {**self.index.current({r for pair in found for r in pair if r not in probes}), **probes}
-        stale, moved = [], []
-        for (a, b), distance in found.items():
-            if a in probes and b in probes:
-                continue
-            # the text alone: a pair linked through a third row has no evidence of its own
-            d = scheme.relate(now[a], now[b])[0] if a in now and b in now else None
-            if d is None:
-                stale.append((a, b))
-            elif d != distance:
-                moved.append((a, b, d))
-        matchtable.forget_pairs(conn, self.matches, stale)
-        matchtable.upsert(conn, self.matches, matchtable.both_directions(moved, matchtable.INCREMENTAL))
-        return len(found) - len(stale)
-
-    def _linked_through(self, conn: sa.Connection, row_ids: list) -> set[tuple]:
-        """The stored pairs of two rows outside the batch that both match one of its rows,
-        both directions: that row may be what linked them (corroboration.py), and it is
-        changing or gone."""
-        if not self.index.scheme.links:
-            return set()
-        batch = set(row_ids)
-        groups = [near - batch for near in matchtable.partners(conn, self.matches, row_ids).values()]
-        groups = [group for group in groups if len(group) > 1]
-        around = sorted(set().union(*groups), key=str)
-        return {(a, b) for a, b in matchtable.pairs_among(conn, self.matches, around)
-                if any(a in group and b in group for group in groups)}
-
-    def _unlink(self, conn: sa.Connection, linked: set[tuple], found: dict[tuple, Any]) -> None:
-        """Forget the pairs of `linked` that this batch did not find again and that are pairs
-        no more: neither similar with evidence of their own nor corroborated by a row both
-        match (in dedup_match as this transaction leaves it), each row as the index holds it."""
-        doubtful = {_ordered(pair) for pair in linked} - {_ordered(pair) for pair in found}
-        if not doubtful:
-            return
-        near = matchtable.partners(conn, self.matches, sorted({r for pair in doubtful for r in pair}, key=str))
-        common = {(a, b): (near.get(a, set()) & near.get(b, set())) - {a, b} for a, b in doubtful}
-        now = self.index.current({r for pair in doubtful for r in pair} | set().union(*common.values()))
-        relate = self.index.scheme.relate
-        edges, weak, kept = {}, [], set()
-        for a, b in doubtful:
-            distance, evidence = relate(now[a], now[b]) if a in now and b in now else (None, 0)
-            if evidence:
-                kept.add((a, b))
-            elif distance is not None:
-                weak.append((a, b))
-                for row, other in product((a, b), common[a, b] & now.keys()):
-                    edges[row, other] = relate(now[row], now[other])[1]
-        kept.update(corroborated({pair: e for pair, e in edges.items() if e}, weak))
-        matchtable.forget_pairs(conn, self.matches, doubtful - kept)
+        return Tally(rows=len(row_ids), added=done.added, removed=done.removed, matched=done.matched)
 
     def _mark_done(self, conn: sa.Connection, ids: list[int], claimed_at: Any) -> None:
         ob = self.outbox
@@ -455,15 +326,6 @@ class Worker:
         except Exception:
             return f"MongoDB at {self.index.store.where}"
         return None
-
-
-def _ordered(pair: tuple) -> tuple:
-    return tuple(sorted(pair, key=str))
-
-
-def _first(rows: set) -> Any:
-    """The first of rows in id order, as the batch reads them: the one copies link to."""
-    return min(rows)
 
 
 def describe(error: BaseException) -> str:

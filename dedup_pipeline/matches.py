@@ -1,0 +1,218 @@
+"""The stored pairs kept in step with the table as rows change (增量处理): what a new,
+changed or removed row decides and un-decides, over the block index and a table of
+matches (`dedup_match`, or `MemoryMatches` for tests without servers).
+
+`apply` files the rows that are there, removes those that are gone, and leaves the matches
+as a batch over the table would store them (pairs.Similar.linked): every pair both ways,
+copies of one text paired with the first of them. It is what `watch` does in each
+transaction, and the batch for rows changed while it ran; the invariant, that any sequence
+of changes applied this way gives the batch's pairs, is tests/test_matches.py's property.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Any, Iterable, Mapping, Protocol, Sequence
+
+from .corroboration import corroborated
+from .incremental import Incremental
+
+Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
+
+
+class Matches(Protocol):
+    """Similar pairs stored both ways: a row's matches are one read."""
+
+    def forget_rows(self, rows: Sequence) -> None: ...
+    def write(self, pairs: Iterable[Pair]) -> None: ...
+    def partners(self, rows: Sequence, distance: float | None = None) -> dict[Any, set]: ...
+    def pairs_among(self, rows: Sequence) -> set[tuple[Any, Any]]: ...
+    def forget_pairs(self, pairs: Iterable[tuple[Any, Any]]) -> None: ...
+
+
+class MemoryMatches:
+    """Matches in a dict, {(row, similar row): distance}, both ways."""
+
+    def __init__(self) -> None:
+        self.held: dict[tuple[Any, Any], float] = {}
+
+    def forget_rows(self, rows: Sequence) -> None:
+        gone = set(rows)
+        self.held = {pair: d for pair, d in self.held.items() if not gone & set(pair)}
+
+    def write(self, pairs: Iterable[Pair]) -> None:
+        for a, b, distance in pairs:
+            self.held[a, b] = self.held[b, a] = distance
+
+    def partners(self, rows: Sequence, distance: float | None = None) -> dict[Any, set]:
+        wanted, found = set(rows), {}
+        for (a, b), d in self.held.items():
+            if a in wanted and (distance is None or d == distance):
+                found.setdefault(a, set()).add(b)
+        return found
+
+    def pairs_among(self, rows: Sequence) -> set[tuple[Any, Any]]:
+        among = set(rows)
+        return {pair for pair in self.held if pair[0] in among and pair[1] in among}
+
+    def forget_pairs(self, pairs: Iterable[tuple[Any, Any]]) -> None:
+        for a, b in pairs:
+            self.held.pop((a, b), None)
+            self.held.pop((b, a), None)
+
+
+@dataclass
+class Applied:
+    added: int = 0  # rows written to the index (new or changed)
+    removed: int = 0  # rows taken out of it
+    matched: int = 0  # pairs of the rows kept after the recheck
+
+
+def apply(index: Incremental, matches: Matches, present: Mapping[Any, Mapping[str, Any]],
+          absent: Sequence) -> Applied:
+    """File the rows `present` (as the table has them), remove the `absent` ones, and
+    write their matches, un-deciding what they decided before."""
+    rows = sorted([*present, *absent], key=str)
+    linked = _linked_through(index, matches, rows)
+    orphans = _copies_of(index, matches, rows)
+    # Before filing: a pair another worker writes after this, from a lookup that saw
+    # these rows filed, is not this batch's to delete.
+    matches.forget_rows(rows)
+    probes, added = _file(index, present)
+    removed = index.store.remove(index.table, list(absent)) if absent else 0
+    found, moved = _linked_copies(index, *index.pairs_seen(probes), probes, orphans, rows)
+    matches.forget_pairs(moved)
+    matches.write((a, b, d) for (a, b), d in found.items())
+    matched = _recheck(index, matches, found, probes)
+    _unlink(index, matches, linked, found)
+    return Applied(added, removed, matched)
+
+
+def _file(index: Incremental, rows: Mapping[Any, Mapping[str, Any]]) -> tuple[dict[Any, Any], int]:
+    """Probe rows together and file them; unchanged rows are skipped. Returns their
+    probes (what the scheme compares them by) and how many were written."""
+    if not rows:
+        return {}, 0
+    ids = list(rows)
+    probes = dict(zip(ids, index.scheme.probes([rows[i] for i in ids])))
+    return probes, index.file_many((i, rows[i], probes[i]) for i in ids)
+
+
+def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> dict[Any, tuple[int, set]]:
+    """{row: (its text's identity, its copies)} of the rows that are the first of their
+    text: the copies are linked to it alone (pairs.Similar), and it may be changing or gone."""
+    identity = index.scheme.identity
+    near = matches.partners(rows, distance=0)  # copies are at 0
+    if not near:
+        return {}
+    before = index.current(near)
+    now = index.current(set().union(*near.values()) - set(rows))
+    out = {}
+    for row, partners in near.items():
+        if row not in before:
+            continue
+        mine = identity(before[row])
+        copies = {m for m in partners if m in now and identity(now[m]) == mine}
+        if copies and _first(copies | {row}) == row:
+            out[row] = (mine, copies)
+    return out
+
+
+def _linked_copies(index: Incremental, found: dict[tuple, Any], seen: dict[Any, Any], probes: dict[Any, Any],
+                   orphans: dict[Any, tuple[int, set]], rows: Sequence) -> tuple[dict[tuple, Any], set[tuple]]:
+    """The pairs found, with rows of one text linked to the first of them rather than to
+    each other, as the batch stores them (pairs.Similar); and the links to forget: those
+    to a first row that a row of the batch now precedes. Copies whose first row changed
+    or went (`orphans`) are linked to the next. `seen`: the probes the pairs were found with."""
+    text = {row: index.scheme.identity(p) for row, p in seen.items()}
+    out, moved, copies = {}, set(), {}
+    for (a, b), distance in found.items():
+        if text.get(a) and text.get(a) == text.get(b):
+            for row, other in ((a, b), (b, a)):
+                if row in probes:
+                    copies.setdefault(row, {}).update({row: distance, other: distance})
+        else:
+            out[a, b] = distance
+    for row, mine in copies.items():
+        first = _first(mine)
+        if first != row:
+            out[row, first] = mine[first]
+            continue
+        previous = _first(set(mine) - {row})
+        out.update(((other, row), d) for other, d in mine.items() if other != row)
+        moved.update((other, previous) for other in mine if other not in (row, previous))
+    for row, (was, rest) in orphans.items():
+        if any(text.get(m) == was for m in copies):
+            continue  # a row of the batch still of this text linked them
+        rest = {m for m in rest if m not in rows}
+        first = _first(rest) if rest else None
+        out.update(((m, first), 0) for m in rest if m != first)
+    return out, moved
+
+
+def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], probes: dict[Any, Any]) -> int:
+    """Check each pair with a row outside the batch against what that row is now: another
+    worker may have changed or removed it after the lookup, and cleared its matches
+    before this transaction wrote the pair. Returns the pairs kept."""
+    now = {**index.current({r for pair in found for r in pair if r not in probes}), **probes}
+    stale, moved = [], []
+    for (a, b), distance in found.items():
+        if a in probes and b in probes:
+            continue
+        # the text alone: a pair linked through a third row has no evidence of its own
+        d = index.scheme.relate(now[a], now[b])[0] if a in now and b in now else None
+        if d is None:
+            stale.append((a, b))
+        elif d != distance:
+            moved.append((a, b, d))
+    matches.forget_pairs(stale)
+    matches.write(moved)
+    return len(found) - len(stale)
+
+
+def _linked_through(index: Incremental, matches: Matches, rows: Sequence) -> set[tuple]:
+    """The stored pairs of two rows outside the batch that both match one of its rows,
+    both directions: that row may be what linked them (corroboration.py), and it is
+    changing or gone."""
+    if not index.scheme.links:
+        return set()
+    batch = set(rows)
+    groups = [near - batch for near in matches.partners(rows).values()]
+    groups = [group for group in groups if len(group) > 1]
+    around = sorted(set().union(*groups), key=str)
+    return {(a, b) for a, b in matches.pairs_among(around)
+            if any(a in group and b in group for group in groups)}
+
+
+def _unlink(index: Incremental, matches: Matches, linked: set[tuple], found: dict[tuple, Any]) -> None:
+    """Forget the pairs of `linked` that this batch did not find again and that are pairs
+    no more: neither similar with evidence of their own nor corroborated by a row both
+    match (in the matches as this batch leaves them), each row as the index holds it."""
+    doubtful = {_ordered(pair) for pair in linked} - {_ordered(pair) for pair in found}
+    if not doubtful:
+        return
+    near = matches.partners(sorted({r for pair in doubtful for r in pair}, key=str))
+    common = {(a, b): (near.get(a, set()) & near.get(b, set())) - {a, b} for a, b in doubtful}
+    now = index.current({r for pair in doubtful for r in pair} | set().union(*common.values()))
+    relate = index.scheme.relate
+    edges, weak, kept = {}, [], set()
+    for a, b in doubtful:
+        distance, evidence = relate(now[a], now[b]) if a in now and b in now else (None, 0)
+        if evidence:
+            kept.add((a, b))
+        elif distance is not None:
+            weak.append((a, b))
+            for row, other in product((a, b), common[a, b] & now.keys()):
+                edges[row, other] = relate(now[row], now[other])[1]
+    kept.update(corroborated({pair: e for pair, e in edges.items() if e}, weak))
+    matches.forget_pairs(doubtful - kept)
+
+
+def _ordered(pair: tuple) -> tuple:
+    return tuple(sorted(pair, key=str))
+
+
+def _first(rows: set) -> Any:
+    """The first of rows in id order, as the batch reads them: the one copies link to."""
+    return min(rows)

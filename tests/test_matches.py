@@ -1,0 +1,76 @@
+"""The stored pairs kept in step with the table (matches.apply), without servers: whatever
+rows are added, changed and deleted, in whatever batches, the matches end as a batch over
+the final table stores them — pairs both ways, copies linked to the first of them."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from benchmarks.quality.dataset import generate
+from dedup_pipeline.config import parse_config
+from dedup_pipeline.incremental import Incremental
+from dedup_pipeline.matches import MemoryMatches, apply
+from dedup_pipeline.schemes import scheme_of
+from dedup_pipeline.store import MemoryStore
+
+FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
+          "category": "short", "content": "long", "created_at": "ignore"}
+CONFIG = parse_config({"source": {"url": "sqlite://", "table": "petition"}, "fields": FIELDS,
+                       "scheme": {"submitter": ["phone", "address"]}}, {})
+# Rows of the labelled quality set: re-submissions, other people's copies and edits, form
+# letters, links through a third row; the first POOL of them, as the texts rows take.
+POOL = 160
+ROWS = generate(1200, seed=11).rows[:POOL]
+
+
+def batch_pairs(table: dict) -> set:
+    """The pairs a batch over these rows stores, both ways."""
+    ids = sorted(table)
+    scheme = scheme_of(CONFIG)
+    i, j, _ = scheme.similar(scheme.probes([table[r] for r in ids])).linked()
+    found = {(ids[a], ids[b]) for a, b in zip(i.tolist(), j.tolist())}
+    return found | {(b, a) for a, b in found}
+
+
+def row(row_id: int, text_of: int) -> dict:
+    return {**ROWS[text_of], "id": row_id}
+
+
+changes = st.lists(st.lists(st.tuples(st.integers(1, 60), st.none() | st.integers(0, POOL - 1)),
+                            min_size=1, max_size=12), min_size=1, max_size=8)
+
+
+def apply_all(batches, table, index, matches):
+    for batch in batches:
+        wanted = dict(batch)  # a row changed twice in a batch: its last state, as the table has it
+        for row_id, text_of in wanted.items():
+            if text_of is None:
+                table.pop(row_id, None)
+            else:
+                table[row_id] = row(row_id, text_of)
+        apply(index, matches, {r: table[r] for r in wanted if r in table}, [r for r in wanted if r not in table])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=st.lists(st.integers(0, POOL - 1), min_size=0, max_size=60), batches=changes)
+def test_changes_applied_one_batch_at_a_time_give_the_pairs_of_a_batch(start, batches):
+    index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
+    table = {n + 1: row(n + 1, t) for n, t in enumerate(start)}
+    apply(index, matches, dict(table), [])
+    apply_all(batches, table, index, matches)
+    assert set(matches.held) == batch_pairs(table)
+
+
+def test_the_quality_sets_rows_filed_then_deleted_and_edited_give_the_pairs_of_a_batch():
+    rows = generate(1200, seed=11).rows[:450]
+    index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
+    table = {r["id"]: r for r in rows}
+    apply(index, matches, dict(table), [])
+    assert set(matches.held) == batch_pairs(table)
+    gone = [r for r in table if r % 7 == 0]
+    edited = {r: {**table[r], "content": table[r + 1]["content"]} for r in table if r % 11 == 0 and r + 1 in table
+              and r not in gone}
+    for r in gone:
+        del table[r]
+    table.update(edited)
+    apply(index, matches, edited, gone)
+    assert set(matches.held) == batch_pairs(table)
