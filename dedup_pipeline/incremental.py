@@ -13,7 +13,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 from cityhash import CityHash64
 
 from .config import Config
-from .corroboration import corroborated, corroborates, neighbours
+from .matches import decided
 from .features import SEPARATOR, value_text
 from .schemes import scheme_of
 from .store import BlockStore, Record, batched, open_store
@@ -88,38 +88,9 @@ class Incremental:
         """`pairs_many`, and the probes of every row it looked at, stored or given."""
         keys = {row: set(self.scheme.keys(p)) for row, p in probes.items()}
         held = self.store.lookup(self.table, keys)
-        stored = {**{row: self._restore(r) for row, r in held.items()}, **probes}
         keys.update((row, set(r.keys)) for row, r in held.items())
-        under: dict[int, set] = {}
-        for row, row_keys in keys.items():
-            for key in row_keys:
-                under.setdefault(key, set()).add(row)
-        near: dict[tuple, tuple[Any, int]] = {}
-        for row, p in probes.items():
-            for other in set().union(*(under[key] for key in keys[row])) - {row}:
-                if (other, row) not in near:
-                    near[(row, other)] = self.scheme.relate(p, stored[other])
-        if self.scheme.links:
-            near.update(self._around(probes, near, stored, keys))
-        edges = {pair: evidence for pair, (d, evidence) in near.items() if d is not None and evidence}
-        weak = [pair for pair, (d, evidence) in near.items() if d is not None and not evidence]
-        keep = set(edges) | set(corroborated(edges, weak))
-        return {pair: near[pair][0] for pair in keep if pair[0] in probes or pair[1] in probes
-                or not near[pair][1]}, stored
-
-    def _around(self, probes: Mapping[Any, Any], near: Mapping[tuple, tuple[Any, int]],
-                stored: Mapping[Any, Any], keys: Mapping[Any, set]) -> dict[tuple, tuple[Any, int]]:
-        """The pairs of stored rows near a probe that corroboration may need: a row the probe
-        confirms, with any other row near it (candidates: rows sharing a key)."""
-        partners = neighbours({pair: evidence for pair, (d, evidence) in near.items() if d is not None})
-        found: dict[tuple, tuple[Any, int]] = {}
-        for row in probes:
-            mine = {o: e for o, e in partners.get(row, {}).items() if o not in probes}
-            for u, v in ((u, v) for u, e_u in mine.items() if e_u for v, e_v in mine.items()
-                         if u != v and (e_v == 0 or corroborates(e_u, e_v))):
-                if (v, u) not in found and (u, v) not in found and keys[u] & keys[v]:
-                    found[(u, v)] = self.scheme.relate(stored[u], stored[v])
-        return found
+        stored = {**{row: self._restore(r) for row, r in held.items()}, **probes}
+        return decided(self.scheme, probes, stored, keys), stored
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""

@@ -2,6 +2,10 @@
 changed or removed row decides and un-decides, over the block index and a table of
 matches (`dedup_match`, or `MemoryMatches` for tests without servers).
 
+`decided` is the incremental form of the batch's rule (the scheme's `similar`, all rows
+at once): the pairs some rows make with the rows sharing a key with them, each related by
+the scheme, and those a third row links (corroboration.py).
+
 `apply` files the rows that are there, removes those that are gone, and leaves the matches
 as a batch over the table would store them (pairs.Similar.linked): every pair both ways,
 copies of one text paired with the first of them. It is what `watch` does in each
@@ -13,10 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
-from .corroboration import corroborated
-from .incremental import Incremental
+from .corroboration import corroborated, corroborates, neighbours
+
+if TYPE_CHECKING:
+    from .incremental import Incremental
+    from .schemes import Scheme
 
 Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
 
@@ -60,6 +67,44 @@ class MemoryMatches:
         for a, b in pairs:
             self.held.pop((a, b), None)
             self.held.pop((b, a), None)
+
+
+def decided(scheme: Scheme, probes: Mapping[Any, Any], stored: Mapping[Any, Any],
+            keys: Mapping[Any, set]) -> dict[tuple, Any]:
+    """{(row, other): distance} of the pairs the `probes` make with the rows sharing a key
+    with them (`stored`: every row's probe, `keys`: its keys) and with each other (once
+    each), and of the stored pairs they corroborate."""
+    under: dict[int, set] = {}
+    for row, row_keys in keys.items():
+        for key in row_keys:
+            under.setdefault(key, set()).add(row)
+    near: dict[tuple, tuple[Any, int]] = {}
+    for row, p in probes.items():
+        for other in set().union(*(under[key] for key in keys[row])) - {row}:
+            if (other, row) not in near:
+                near[(row, other)] = scheme.relate(p, stored[other])
+    if scheme.links:
+        near.update(_around(scheme, probes, near, stored, keys))
+    edges = {pair: evidence for pair, (d, evidence) in near.items() if d is not None and evidence}
+    weak = [pair for pair, (d, evidence) in near.items() if d is not None and not evidence]
+    keep = set(edges) | set(corroborated(edges, weak))
+    return {pair: near[pair][0] for pair in keep if pair[0] in probes or pair[1] in probes
+            or not near[pair][1]}
+
+
+def _around(scheme: Scheme, probes: Mapping[Any, Any], near: Mapping[tuple, tuple[Any, int]],
+            stored: Mapping[Any, Any], keys: Mapping[Any, set]) -> dict[tuple, tuple[Any, int]]:
+    """The pairs of stored rows near a probe that corroboration may need: a row the probe
+    confirms, with any other row near it (candidates: rows sharing a key)."""
+    partners = neighbours({pair: evidence for pair, (d, evidence) in near.items() if d is not None})
+    found: dict[tuple, tuple[Any, int]] = {}
+    for row in probes:
+        mine = {o: e for o, e in partners.get(row, {}).items() if o not in probes}
+        for u, v in ((u, v) for u, e_u in mine.items() if e_u for v, e_v in mine.items()
+                     if u != v and (e_v == 0 or corroborates(e_u, e_v))):
+            if (v, u) not in found and (u, v) not in found and keys[u] & keys[v]:
+                found[(u, v)] = scheme.relate(stored[u], stored[v])
+    return found
 
 
 @dataclass
