@@ -80,3 +80,18 @@ def run(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     runner = CliRunner()
     return lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)
+
+
+SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_url", "mysql_url", "run"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "servers: starts a real MariaDB, MongoDB-protocol server, browser or "
+                                       "process (`pytest -m 'not servers'`: the fast tier, under a minute)")
+
+
+def pytest_collection_modifyitems(items):
+    """A test that uses a real server's fixture is in the `servers` tier."""
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.servers)

@@ -12,6 +12,8 @@ import sqlalchemy as sa
 
 from benchmarks.corpus import documents
 
+pytestmark = pytest.mark.servers  # real servers or processes of their own
+
 CLI = [sys.executable, "-m", "dedup_pipeline"]
 ROWS = 8_000
 

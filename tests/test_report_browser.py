@@ -25,6 +25,8 @@ from dedup_pipeline.pairs import groups, similar_pairs
 from dedup_pipeline.report import ReportData, render_html
 from dedup_pipeline.simhash import fingerprint_many
 
+pytestmark = pytest.mark.servers  # real servers or processes of their own
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "dedup_pipeline" / "data" / "sample_petitions.csv"
 SCREENSHOT = ROOT / "docs" / "report.png"

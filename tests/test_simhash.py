@@ -108,6 +108,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
 """
 
 
+@pytest.mark.servers  # a process of its own, to measure its memory
 def test_a_10_mb_text_fingerprints_in_bounded_memory():
     # Peak resident memory of a fresh process, native allocations (the tokenizer's) included.
     # Tokenized whole, the text would be ~2 million word objects, well over 100 MB.

@@ -17,6 +17,8 @@ from dedup_pipeline.features import FeatureError
 from dedup_pipeline.simhash import fingerprint
 from dedup_pipeline.source import SourceError, SqlSource
 
+pytestmark = pytest.mark.servers  # real servers or processes of their own
+
 FIELDS = {"title": "short", "content": "long", "amount": "ignore", "visits": "ignore",
           "filed_on": "ignore", "filed_at": "ignore"}
 

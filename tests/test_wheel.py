@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.servers  # real servers or processes of their own
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "README.md", "dedup_pipeline", "migrations")
 JUNK = ("__pycache__", "*.pyc", ".*")
