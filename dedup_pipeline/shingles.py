@@ -174,7 +174,21 @@ class ShingleScheme:
         """Every similar (i, j, 1 − score) with i < j: rows sharing a key, confirmed as `score`
         confirms one pair or corroborated through a third row, all candidates at once."""
         table = sketches if isinstance(sketches, SketchTable) else SketchTable.of(sketches)
-        i, j = candidates(table.keys)
+        i, j, jaccard, evidence = self.confirm(table, *candidates(table.keys))
+        keep = evidence > 0
+        weak = np.flatnonzero(~keep)
+        if self.corroborate and len(weak):
+            edges = dict(zip(zip(i[keep].tolist(), j[keep].tolist()), evidence[keep].tolist()))
+            unproven = list(zip(i[weak].tolist(), j[weak].tolist()))
+            linked = set(corroborated(edges, unproven))
+            keep[weak] = [pair in linked for pair in unproven]
+        i, j, jaccard = i[keep], j[keep], jaccard[keep]
+        return i.astype(np.int64), j.astype(np.int64), self.distances(jaccard)
+
+    def confirm(self, table: SketchTable, i: np.ndarray, j: np.ndarray) -> Confirmed:
+        """The candidates (i, j) whose texts are similar, as `relate` decides one pair: their
+        Jaccard and evidence (0: a pair only if a third row links it). Spark confirms its
+        candidates with this too, a partition at a time."""
         jaccard, contained = overlap_pairs(table.shingles, i, j)
         sizes = table.shingles.sizes()
         smaller = np.minimum(sizes[i], sizes[j])
@@ -184,17 +198,21 @@ class ShingleScheme:
         same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
         evidence = np.where(same, SUBMITTER, 0) | np.where(
             self.as_written(*overlap_pairs(table.verbatim, i, j)), WRITTEN, 0)
-        keep = evidence > 0
-        weak = np.flatnonzero(~keep)
-        if self.corroborate and len(weak):
-            edges = dict(zip(zip(i[keep].tolist(), j[keep].tolist()), evidence[keep].tolist()))
-            unproven = list(zip(i[weak].tolist(), j[weak].tolist()))
-            linked = set(corroborated(edges, unproven))
-            keep[weak] = [pair in linked for pair in unproven]
-        i, j, jaccard = i[keep], j[keep], jaccard[keep]
-        # Python's round, as `distance` rounds one pair (numpy's can differ in the last place).
-        d = np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
-        return i.astype(np.int64), j.astype(np.int64), d
+        return Confirmed(i, j, jaccard, evidence)
+
+    def distances(self, jaccard: np.ndarray) -> np.ndarray:
+        """1 − similarity of confirmed pairs, rounded by Python's round, as `distance` rounds
+        one pair (numpy's can differ in the last place)."""
+        return np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
+
+
+class Confirmed(NamedTuple):
+    """Candidate pairs whose texts are similar (positions), their Jaccard and evidence bits."""
+
+    i: np.ndarray
+    j: np.ndarray
+    jaccard: np.ndarray
+    evidence: np.ndarray
 
 
 class Sets(NamedTuple):
