@@ -126,7 +126,12 @@ def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[in
         p = partitions or max(2 * sc.defaultParallelism, math.ceil(count / ROWS_PER_PARTITION))
         run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
         job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
-        return _run(sc, job, store, count, on_progress)
+        try:
+            return _run(sc, job, store, count, on_progress)
+        except Exception as e:
+            if type(e).__module__.startswith(("pyspark", "py4j")):  # a task failed: its own error, one line
+                raise SparkError(f"a Spark task failed: {_last_line(str(e))}") from None
+            raise
     finally:
         if own:
             spark.stop()
@@ -221,6 +226,13 @@ def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: t
     result.replayed = _replay(job.config, store, result.dedup_match is not None)
 
 
+def _last_line(message: str) -> str:
+    """The error a task's traceback ends with."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
+    return (errors or lines or ["no message"])[-1]
+
+
 def _session(master: str | None) -> tuple[Any, bool]:
     """The active SparkSession, else a new one (and whether this call made it): `master`,
     else spark-submit's, else local[*]."""
@@ -236,7 +248,7 @@ def _session(master: str | None) -> tuple[Any, bool]:
     if not submitted and (master or "local").startswith("local"):
         # the executors are this machine's Python workers: this interpreter, its packages
         builder = builder.config("spark.pyspark.python", sys.executable)
-    spark = builder.getOrCreate()
+    spark = builder.config("spark.ui.showConsoleProgress", str(sys.stderr.isatty()).lower()).getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark, True
 

@@ -4,6 +4,7 @@ server: the same pairs, groups, block index and manifest, the same re-run accoun
 machine without Java or PySpark gets a one-line message."""
 
 import sqlite3
+import sys
 import tomllib
 
 import numpy as np
@@ -128,3 +129,26 @@ def test_id_ranges_cover_every_id_once():
     bounds = _bounds(7, 1006, 3)
     ranges = [range(low + 1, high + 1) for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
     assert [i for r in ranges for i in r] == list(range(7, 1007)) and len({len(r) for r in ranges}) <= 2
+
+
+def test_batch_engine_spark_prints_the_pairs_and_groups_of_the_local_engine(spark, run):
+    local = run("batch").output.splitlines()
+    on_spark = run("batch", "--engine", "spark", "--partitions", "3")
+    summary = [line for line in on_spark.output.splitlines() if line.startswith(("similar pairs", "groups"))]
+    assert on_spark.exit_code == 0 and len(summary) == 2
+    assert summary == [line for line in local if line.startswith(("similar pairs", "groups"))]
+
+
+def test_without_java_the_spark_engine_says_in_one_line_what_to_install(spark, run, monkeypatch, tmp_path):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    done = run("batch", "--engine", "spark")
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert "Java 17" in done.output.splitlines()[-1] and "openjdk-17-jre-headless" in done.output.splitlines()[-1]
+
+
+def test_without_pyspark_the_spark_engine_says_in_one_line_what_to_install(run, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    done = run("batch", "--engine", "spark")
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert done.output.splitlines()[-1] == "Error: --engine spark needs PySpark: pip install 'dedup-pipeline[spark]'"
