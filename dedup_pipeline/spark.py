@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
@@ -124,7 +124,9 @@ def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[in
             raise SparkError("--engine spark on a cluster needs a MongoDB server its executors reach: "
                              "set [store] mongo_uri (or DEDUP_MONGO_URI)")
         p = partitions or max(2 * sc.defaultParallelism, math.ceil(count / ROWS_PER_PARTITION))
+        print(f"spark: master={sc.master} partitions={p} (ranges of ids)", file=sys.stderr, flush=True)
         run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
+        shard_generation(store.db, run)
         job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
         try:
             return _run(sc, job, store, count, on_progress)
@@ -135,6 +137,19 @@ def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[in
     finally:
         if own:
             spark.stop()
+
+
+def shard_generation(db: Any, run: str) -> list[str]:
+    """On a sharded cluster (a mongos), shard the collections of the run's generation on a
+    hashed _id before they are written (each batch makes its generation anew; README,
+    "A sharded MongoDB"); elsewhere nothing. The collections sharded."""
+    admin = db.client.admin
+    if admin.command("hello").get("msg") != "isdbgrid":
+        return []
+    names = [f"{db.name}.{results.named(name, run)}" for name in results.GENERATION]
+    for name in names:
+        admin.command("shardCollection", name, key={"_id": "hashed"})
+    return names
 
 
 class Job(NamedTuple):
@@ -259,8 +274,7 @@ def _absolute(config: Config) -> Config:
     if url.get_backend_name() != "sqlite" or not url.database or os.path.isabs(url.database):
         return config
     absolute = url.set(database=os.path.abspath(url.database)).render_as_string(hide_password=False)
-    return config.__class__(**{**config.__dict__, "source": config.source.__class__(
-        **{**config.source.__dict__, "url": absolute})})
+    return replace(config, source=replace(config.source, url=absolute))
 
 
 def _id_range(config: Config) -> tuple[int, int, int]:

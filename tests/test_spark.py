@@ -6,6 +6,7 @@ machine without Java or PySpark gets a one-line message."""
 import sqlite3
 import sys
 import tomllib
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,8 +16,8 @@ from dedup_pipeline import results
 from dedup_pipeline.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.schemes import scheme_of
-from dedup_pipeline.spark import _bounds, run_spark_batch
-from dedup_pipeline.store import BLOCKS, MANIFEST, MongoStore
+from dedup_pipeline.spark import _bounds, run_spark_batch, shard_generation
+from dedup_pipeline.store import BLOCKS, MongoStore
 
 ROWS = 2000
 
@@ -75,7 +76,7 @@ def index_entries(db):
 
 def test_spark_stores_the_pairs_of_the_local_batch_including_pairs_linked_through_a_third_row(both, quality):
     rows, _ = quality
-    (_, local_db), (spark_result, spark_db) = both["local"], both["spark"]
+    (_, local_db), (_, spark_db) = both["local"], both["spark"]
     pairs = results.read_matches(spark_db, live_run(spark_db))
     assert pairs == results.read_matches(local_db, live_run(local_db)) and len(pairs) > 100
     scheme = scheme_of(config_for("", "", ""))
@@ -152,3 +153,26 @@ def test_without_pyspark_the_spark_engine_says_in_one_line_what_to_install(run, 
     done = run("batch", "--engine", "spark")
     assert done.exit_code == 1 and "Traceback" not in done.output
     assert done.output.splitlines()[-1] == "Error: --engine spark needs PySpark: pip install 'dedup-pipeline[spark]'"
+
+
+class Mongos:
+    """The admin database of a sharded cluster's router, recording the commands it gets."""
+
+    def __init__(self):
+        self.commands = []
+
+    def command(self, name, *args, **kwargs):
+        self.commands.append((name, *args, kwargs))
+        return {"msg": "isdbgrid", "ok": 1} if name == "hello" else {"ok": 1}
+
+
+def test_on_a_sharded_cluster_each_new_generation_is_sharded_on_a_hashed_id():
+    admin = Mongos()
+    db = SimpleNamespace(name="dedup", client=SimpleNamespace(admin=admin))
+    shard_generation(db, "r1")
+    sharded = [(args[0], kwargs) for name, *args, kwargs in admin.commands if name == "shardCollection"]
+    assert sharded == [(f"dedup.{name}__r1", {"key": {"_id": "hashed"}}) for name in results.GENERATION]
+
+
+def test_on_a_single_server_nothing_is_sharded(mongo_db):
+    assert shard_generation(mongo_db, "r1") == []
