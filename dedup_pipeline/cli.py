@@ -90,29 +90,39 @@ def main() -> None:
               help="Also write every row's id and hex fingerprint to this CSV file.")
 @click.option("--algorithm", type=click.Choice(["blocks", "single-pass"]), default="blocks", show_default=True,
               help="single-pass: the paper's O(n^2) baseline, same output, for comparison only.")
-def batch(config: Config, processes: int | None, out: str | None, algorithm: str) -> None:
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="spark: on PySpark (pip install 'dedup-pipeline[spark]', Java 17); see the README.")
+@click.option("--master", envvar="DEDUP_SPARK_MASTER", help="Spark master URL (default: spark-submit's, else local[*]).")
+@click.option("--partitions", type=click.IntRange(min=1), help="Spark: id ranges read (default: 2 a core, or 100,000 rows each).")
+def batch(config: Config, processes: int | None, out: str | None, algorithm: str, engine: str,
+          master: str | None, partitions: int | None) -> None:
     """集中处理: fingerprint every row of the configured table, find every similar pair,
     group them, and store the pairs and groups in MongoDB.
 
-    Example: dedup-pipeline batch --out fingerprints.csv
+    Example: dedup-pipeline batch --out fingerprints.csv    (on Spark: dedup-pipeline batch --engine spark)
     """
     from .batch import run_batch
     from .lock import Lease, LockHeld
     from .source import SqlSource
+    from .spark import SparkError, run_spark_batch
     from .store import StoreError, open_store
 
     if algorithm == "single-pass" and config.shingles:
         raise CliError("--algorithm single-pass compares SimHash fingerprints: set [scheme] name = "
                        "\"blocks\" to use it", EXIT_CONFIG)
+    if engine == "spark" and out:
+        raise CliError("--out (fingerprints) is for --engine local", EXIT_CONFIG)
     _check_writable(out, "--out")
+    run = (functools.partial(run_spark_batch, master=master, partitions=partitions) if engine == "spark"
+           else functools.partial(run_batch, processes=processes, algorithm=algorithm))
     total = SqlSource(config).count()
     click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
     try:
         with open_store(config) as store, Lease(store.db.locks, "batch"):
             with _progress(total, "fingerprinting") as advance:
-                result = run_batch(config, store, advance, processes, algorithm)
+                result = run(config, store, advance)
             written = result.dedup_match
-    except (StoreError, LockHeld) as e:
+    except (StoreError, LockHeld, SparkError) as e:
         raise CliError(str(e)) from None
     rate = result.rows_with_similar / max(result.rows, 1)
     click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "

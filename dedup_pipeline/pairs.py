@@ -29,6 +29,14 @@ class Similar(NamedTuple):
     pairs: Pairs
     original: np.ndarray
 
+    @classmethod
+    def of_every_pair(cls, pairs: Pairs, identity: np.ndarray) -> Similar:
+        """From every pair (copies with each other too) and each row's identity (0: none)."""
+        original = originals(identity)
+        i, j, d = pairs
+        apart = original[i] != original[j]
+        return cls((i[apart], j[apart], d[apart]), original)
+
     def linked(self) -> Pairs:
         """The pairs and each copy linked to its original at distance 0: what is stored."""
         copy = np.flatnonzero(self.original != np.arange(len(self.original)))

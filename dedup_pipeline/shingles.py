@@ -195,7 +195,22 @@ class ShingleScheme:
         all candidates at once; rows of one text are copies of the first of them."""
         table = sketches if isinstance(sketches, SketchTable) else SketchTable.of(sketches)
         original = originals(table.identity)
-        i, j = candidates(table.keys, original)
+        i, j, jaccard, evidence = self.confirm(table, *candidates(table.keys, original))
+        keep = evidence > 0
+        weak = np.flatnonzero(~keep)
+        if self.corroborate and len(weak):
+            keep[weak] = _corroborated(i, j, evidence, weak, original)
+        i, j, jaccard = i[keep], j[keep], jaccard[keep]
+        return Similar((i.astype(np.int64), j.astype(np.int64), self.distances(jaccard)), original)
+
+    def pairs(self, sketches: Sequence[Sketch] | SketchTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every similar (i, j, 1 − score), i < j, copies with each other too."""
+        return self.similar(sketches).every_pair()
+
+    def confirm(self, table: SketchTable, i: np.ndarray, j: np.ndarray) -> Confirmed:
+        """The candidates (i, j) whose texts are similar, as `relate` decides one pair: their
+        Jaccard and evidence (0: a pair only if a third row links it). Spark confirms its
+        candidates with this too, a partition at a time."""
         jaccard, contained = overlap_pairs(table.shingles, i, j)
         sizes = table.shingles.sizes()
         smaller = np.minimum(sizes[i], sizes[j])
@@ -206,18 +221,21 @@ class ShingleScheme:
         written = table.verbatim.sizes()
         evidence = np.where(same, SUBMITTER, 0) | np.where(
             self.as_written(*overlap_pairs(table.verbatim, i, j), np.minimum(written[i], written[j])), WRITTEN, 0)
-        keep = evidence > 0
-        weak = np.flatnonzero(~keep)
-        if self.corroborate and len(weak):
-            keep[weak] = _corroborated(i, j, evidence, weak, original)
-        i, j, jaccard = i[keep], j[keep], jaccard[keep]
-        # Python's round, as `distance` rounds one pair (numpy's can differ in the last place).
-        d = np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
-        return Similar((i.astype(np.int64), j.astype(np.int64), d), original)
+        return Confirmed(i, j, jaccard, evidence)
 
-    def pairs(self, sketches: Sequence[Sketch] | SketchTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every similar (i, j, 1 − score), i < j, copies with each other too."""
-        return self.similar(sketches).every_pair()
+    def distances(self, jaccard: np.ndarray) -> np.ndarray:
+        """1 − similarity of confirmed pairs, rounded by Python's round, as `distance` rounds
+        one pair (numpy's can differ in the last place)."""
+        return np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
+
+
+class Confirmed(NamedTuple):
+    """Candidate pairs whose texts are similar (positions), their Jaccard and evidence bits."""
+
+    i: np.ndarray
+    j: np.ndarray
+    jaccard: np.ndarray
+    evidence: np.ndarray
 
 
 def _corroborated(i: np.ndarray, j: np.ndarray, evidence: np.ndarray, weak: np.ndarray,

@@ -55,15 +55,16 @@ class SqlSource:
         self.id_column = self.table.c[config.source.id_column]
         self._legacy = {f.name: f for f in config.fields if _is_legacy(f, self.table.c[f.name])}
 
-    def rows(self, chunk_size: int | None = None, page_size: int | None = None
-             ) -> Iterator[list[dict[str, Any]]]:
-        """Every row as {column: value}, in chunks, in id order."""
+    def rows(self, chunk_size: int | None = None, page_size: int | None = None, after: Any = None,
+             until: Any = None) -> Iterator[list[dict[str, Any]]]:
+        """Every row as {column: value}, in chunks, in id order; only ids in (after, until]
+        when given (a range of the table, such as a Spark partition reads)."""
         chunk_size = chunk_size or self.config.batch.chunk_size
         page_size = page_size or chunk_size * PAGE_CHUNKS
-        last = None
+        last = after
         while True:
             read = 0
-            for chunk in self._page(last, page_size, chunk_size):
+            for chunk in self._page(last, page_size, chunk_size, until):
                 read += len(chunk)
                 last = chunk[-1][self.id_column.name]
                 yield chunk
@@ -101,10 +102,12 @@ class SqlSource:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _page(self, after: Any, limit: int, chunk_size: int) -> Iterator[list[dict[str, Any]]]:
+    def _page(self, after: Any, limit: int, chunk_size: int, until: Any = None) -> Iterator[list[dict[str, Any]]]:
         query = self._select().order_by(self.id_column).limit(limit)
         if after is not None:
             query = query.where(self.id_column > after)
+        if until is not None:
+            query = query.where(self.id_column <= until)
         with self._reading("read rows of"), self._connect() as conn:
             result = conn.execution_options(stream_results=True, yield_per=chunk_size).execute(query)
             for part in result.partitions():

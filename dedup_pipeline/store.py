@@ -285,11 +285,12 @@ class MongoStore:
             for doc in self.db[results.named(MANIFEST, self.generation)].find().sort("_id", 1):
                 yield from zip(doc["rows"], doc["content"])
 
-    def write_manifest(self, run: str, rows: Sequence, contents: Sequence[str]) -> None:
-        """What run's batch files: each row and its content hash, MANIFEST_ROWS a document."""
+    def write_manifest(self, run: str, rows: Sequence, contents: Sequence[str], first: int = 0) -> None:
+        """What run's batch files: each row and its content hash, MANIFEST_ROWS a document,
+        numbered from `first` (a Spark partition writes its rows' part)."""
         with _errors(self.where):
             results.insert_all(self.db[results.named(MANIFEST, run)], (
-                {"_id": n // MANIFEST_ROWS, "rows": list(rows[n:n + MANIFEST_ROWS]),
+                {"_id": first + n // MANIFEST_ROWS, "rows": list(rows[n:n + MANIFEST_ROWS]),
                  "content": list(contents[n:n + MANIFEST_ROWS])} for n in range(0, len(rows), MANIFEST_ROWS)))
 
     # -- writing
@@ -342,12 +343,14 @@ class MongoStore:
             return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
                        for n in range(0, len(ops), WRITE_CHUNK))
 
-    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence) -> int:
+    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence, whole: bool = True) -> int:
         """File each (key, row) in run's bucket documents, inserted whole; keys are unsigned
-        64-bit, rows a list beside them. Returns the documents written."""
+        64-bit, rows a list beside them; not `whole`: these are the entries of some buckets
+        only (a Spark partition's), added to the others. Returns the documents written."""
         target = self.db[results.named(BLOCKS, run)]
         with _errors(self.where):
-            target.drop()
+            if whole:
+                target.drop()
             bucket = buckets(keys, bits)
             order = np.argsort(bucket, kind="stable")
             bucket, signed = bucket[order], keys.view(np.int64)[order]

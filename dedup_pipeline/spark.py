@@ -1,0 +1,695 @@
+"""集中处理 on Spark (`dedup-pipeline batch --engine spark`): batch.py's job on a cluster, with
+the same scheme code in the executors, the same store and results functions, and the same
+switch of the generation; the same pairs and groups (tested on the quality set).
+
+The table is cut into P ranges of ids, and partition p of every stage below is range p:
+each exchange is keyed by a partition number, so data already in place (the sketches,
+persisted after the read) is joined by a co-partitioned union and never shuffled again.
+
+1. read: each partition reads its range through SqlSource, sketches the rows (the scheme,
+   as batch.py's workers do), files the rows new or changed since the live manifest (whose
+   (row, hash) pairs are shuffled to the partition of their row) and its part of the new
+   manifest.
+2. keys: each (key, row) goes to the partition owning the key's bucket range, which writes
+   those buckets (store.write_buckets) and lists the rows sharing a key
+   (shingles.candidates); each candidate goes to its second row's partition.
+3. confirm: there the second rows' sketches are taken, once per destination whatever the
+   number of pairs, to the first row's partition, where ShingleScheme.confirm decides all
+   its candidates at once, as the local batch does.
+4. corroborate: a pair with similar text and no evidence goes to its first row's partition,
+   where it picks up that row's confirmed pairs, then to its second row's, where that row's
+   are: corroboration.corroborated decides it there, seeing every edge it needs.
+5. driver: the pairs (about 0.3 a row) are collected; the groups are batch.py's connected
+   components (pairs.groups), and the pairs, groups and dedup_match are written and the
+   generation switched as batch.py does.
+
+No Spark import at module level: the CLI imports this to check that Spark can run.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from . import matchtable, results
+from .batch import _groups, _replay
+from .config import Config
+from .corroboration import corroborated
+from .incremental import content_hash
+from .schemes import Shingles, scheme_of
+from .pairs import Similar
+from .shingles import Sets, SketchTable, candidates
+from .source import SqlSource
+from .store import BLOCKS, MANIFEST, MongoStore, Record, buckets, bucket_bits, connect
+
+ROWS_PER_PARTITION = 100_000  # the default partitions: at least this many rows each, 2 per core
+JAVA = 17  # PySpark 4 needs Java 17 or later
+PART_IDS = 32  # a partition's manifest documents are numbered from p << PART_IDS
+
+
+class SparkError(RuntimeError):
+    """Spark cannot run this batch; the message says what to install or change."""
+
+
+@dataclass
+class SparkResult:
+    """What the CLI reports of a batch, as batch.BatchResult has it."""
+
+    rows: int
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray]  # (a, b, distance), row ids, a < b
+    groups: list[list]
+    seconds: dict[str, float] = field(default_factory=dict)
+    run: str = ""
+    partitions: int = 0
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    replayed: int = 0
+    dedup_match: int | None = None
+    copies: int = 0  # rows with the text of an earlier row, linked to it rather than to each other
+
+    @property
+    def rows_with_similar(self) -> int:
+        return sum(len(g) for g in self.groups)
+
+
+def check_spark() -> None:
+    """Raise SparkError naming what to install when PySpark or Java 17 is missing."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise SparkError("--engine spark needs PySpark: pip install 'dedup-pipeline[spark]'") from None
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.access(java, os.X_OK):
+        raise SparkError(f"--engine spark needs Java {JAVA} or later, and no java was found "
+                         f"({'JAVA_HOME=' + home if home else 'PATH'}): apt-get install openjdk-17-jre-headless")
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', subprocess.run(
+        [java, "-version"], capture_output=True, text=True).stderr)
+    major = found and (int(found.group(2) or 0) if found.group(1) == "1" else int(found.group(1)))
+    if not major or major < JAVA:
+        raise SparkError(f"--engine spark needs Java {JAVA} or later; {java} is Java {major or '?'}: "
+                         f"apt-get install openjdk-17-jre-headless and set JAVA_HOME to it")
+
+
+# ------------------------------------------------------------------ the driver
+
+
+def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,
+                    master: str | None = None, partitions: int | None = None) -> SparkResult:
+    """batch.run_batch on Spark: every row's pairs and groups, and a rebuilt block index,
+    made live together. `master`: a Spark master URL (default: spark-submit's, else
+    local[*]); `partitions`: ranges of ids the table is read in."""
+    check_spark()
+    scheme = scheme_of(config)
+    if not isinstance(scheme, Shingles):
+        raise SparkError("--engine spark runs the shingles scheme (the default); the blocks scheme "
+                         "runs with --engine local")
+    config = _absolute(config)
+    low, high, count = _id_range(config)
+    spark, own = _session(master)
+    try:
+        sc = spark.sparkContext
+        if not sc.master.startswith("local") and not config.store.mongo_uri:
+            raise SparkError("--engine spark on a cluster needs a MongoDB server its executors reach: "
+                             "set [store] mongo_uri (or DEDUP_MONGO_URI)")
+        p = partitions or max(2 * sc.defaultParallelism, math.ceil(count / ROWS_PER_PARTITION))
+        print(f"spark: master={sc.master} partitions={p} (ranges of ids)", file=sys.stderr, flush=True)
+        run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
+        shard_generation(store.db, run)
+        job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
+        try:
+            return _run(sc, job, store, count, on_progress)
+        except Exception as e:
+            if type(e).__module__.startswith(("pyspark", "py4j")):  # a task failed: its own error, one line
+                raise SparkError(f"a Spark task failed: {_last_line(str(e))}") from None
+            raise
+    finally:
+        if own:
+            spark.stop()
+
+
+def shard_generation(db: Any, run: str) -> list[str]:
+    """On a sharded cluster (a mongos), shard the collections of the run's generation on a
+    hashed _id before they are written (each batch makes its generation anew; README,
+    "A sharded MongoDB"); elsewhere nothing. The collections sharded."""
+    admin = db.client.admin
+    if admin.command("hello").get("msg") != "isdbgrid":
+        return []
+    names = [f"{db.name}.{results.named(name, run)}" for name in results.GENERATION]
+    for name in names:
+        admin.command("shardCollection", name, key={"_id": "hashed"})
+    return names
+
+
+class Job(NamedTuple):
+    """What every task needs: the configuration, where the store is, the run being built,
+    and the ranges of ids (partition p reads ids in (bounds[p], bounds[p + 1]])."""
+
+    config: Config
+    uri: str
+    database: str
+    run: str
+    partitions: int
+    bounds: np.ndarray
+    bits: int = 0  # bucket bits, once the read has counted the keys
+
+    def range_of(self, ids: np.ndarray) -> np.ndarray:
+        """The partition of each row id."""
+        return np.clip(np.searchsorted(self.bounds, ids, side="left") - 1, 0, self.partitions - 1)
+
+
+def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable[[int], None]) -> SparkResult:
+    from pyspark import StorageLevel
+
+    seconds: dict[str, float] = {}
+    keep = StorageLevel.MEMORY_AND_DISK
+    by_part = partial(_spread, job.partitions)
+    start = time.perf_counter()
+    ranges = sc.parallelize([(p, Range(*job.bounds[p:p + 2].tolist())) for p in range(job.partitions)],
+                            job.partitions).partitionBy(*by_part())
+    read = ranges.union(_held(sc, job, store).partitionBy(*by_part())).mapPartitions(
+        partial(_read, job), preservesPartitioning=True).persist(keep)
+    filed = _values(read, Filed).collect()
+    on_progress(count)
+    seconds["read+sketch"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    job = job._replace(bits=bucket_bits(sum(f.entries for f in filed)))
+    found = read.flatMap(partial(_route_keys, job)).partitionBy(*by_part()).mapPartitions(
+        partial(_index_and_candidates, job)).partitionBy(*by_part()).persist(keep)
+    found.count()
+    seconds["index+candidates"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    shipped = found.union(read).mapPartitions(partial(_ship, job)).partitionBy(*by_part())
+    judged = shipped.union(read).mapPartitions(partial(_confirm, job), preservesPartitioning=True).persist(keep)
+    judged.count()
+    seconds["confirm"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    kept = [_values(judged, Judged).map(_proven)]
+    if job.config.shingle_scheme().corroborate:
+        ends = judged.flatMap(partial(_ends, job)).partitionBy(*by_part()).persist(keep)
+        weak = judged.union(ends).mapPartitions(partial(_weak_with_ends, job)).partitionBy(*by_part())
+        kept.append(weak.union(ends).mapPartitions(_linked))
+    a, b, d = _collect_pairs(sc.union(kept).collect())
+    seconds["corroborate+collect"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    nodes = np.union1d(a, b)
+    identity = _identities(read, nodes)
+    similar = Similar.of_every_pair((np.searchsorted(nodes, a), np.searchsorted(nodes, b), d), identity)
+    ia, ib, d = similar.linked()
+    a, b = nodes[ia], nodes[ib]
+    found_groups = _groups(nodes.tolist(), (ia, ib, d))
+    seconds["groups"] = time.perf_counter() - start
+    result = SparkResult(sum(f.rows for f in filed), (a, b, d), found_groups, seconds, job.run, job.partitions,
+                         sum(f.added for f in filed), sum(f.changed for f in filed),
+                         copies=int(np.count_nonzero(similar.original != np.arange(len(nodes)))))
+    _store(job, store, result, nodes.tolist(), (ia, ib, d), read, [row for f in filed for row in f.removed])
+    for rdd in (read, found, judged):
+        rdd.unpersist()
+    return result
+
+
+def _identities(read: Any, nodes: np.ndarray) -> np.ndarray:
+    """The identity (Sketch.identity) of each of these rows, in their order: copies of one
+    text are stored linked to the first of them, as the local batch stores them."""
+    wanted = read.context.broadcast(nodes)
+    found = _values(read, Sketched).map(lambda s: (s.ids, s.table.identity)).map(
+        lambda item: (item[0][np.isin(item[0], wanted.value)], item[1][np.isin(item[0], wanted.value)])).collect()
+    ids = np.concatenate([f[0] for f in found] or [np.zeros(0, np.int64)])
+    values = np.concatenate([f[1] for f in found] or [np.zeros(0, np.uint64)])
+    identity = np.zeros(len(nodes), np.uint64)
+    identity[np.searchsorted(nodes, ids)] = values
+    return identity
+
+
+def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: tuple, read: Any,
+           gone: list) -> None:
+    """Write the pairs, groups and dedup_match, switch the generation live, fold the fresh
+    rows and forget those the table no longer has, as batch._store does; then decide again
+    the rows an incremental writer changed meanwhile."""
+    start = time.perf_counter()
+    db, table = store.db, job.config.source.table
+    results.write_matches(db, job.run, ids, *pairs)
+    results.write_groups(db, job.run, result.groups)
+    result.dedup_match = matchtable.write_batch(job.config, ids, *pairs)
+    results.switch(db, job.run, {"rows": result.rows, "pairs": len(pairs[0]), "groups": len(result.groups),
+                                 "rows_with_similar": result.rows_with_similar}, job.bits)
+    fresh = {doc["row"] for doc in store.rows.find({"fresh": {"$exists": True}, "table": table}, {"row": 1})}
+    if fresh:
+        wanted = read.context.broadcast(fresh)
+        store.fold(table, dict(_values(read, Sketched).flatMap(
+            lambda s: [(row, h) for row, h in zip(s.ids.tolist(), s.hashes) if row in wanted.value]).collect()))
+    result.removed = store.remove(table, gone) if gone else 0
+    result.seconds["store"] = time.perf_counter() - start
+    result.replayed = _replay(job.config, store, result.dedup_match is not None)
+
+
+def _last_line(message: str) -> str:
+    """The error a task's traceback ends with."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
+    return (errors or lines or ["no message"])[-1]
+
+
+def _session(master: str | None) -> tuple[Any, bool]:
+    """The active SparkSession, else a new one (and whether this call made it): `master`,
+    else spark-submit's, else local[*]."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, False
+    builder = SparkSession.builder.appName("dedup-pipeline batch")
+    if master:
+        builder = builder.master(master)
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit set the master and Python
+    if not submitted and (master or "local").startswith("local"):
+        # the executors are this machine's Python workers: this interpreter, its packages
+        builder = builder.config("spark.pyspark.python", sys.executable)
+    spark = builder.config("spark.ui.showConsoleProgress", str(sys.stderr.isatty()).lower()).getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark, True
+
+
+def _absolute(config: Config) -> Config:
+    """An SQLite path made absolute: executors need not share the driver's folder."""
+    url = make_url(config.source.url)
+    if url.get_backend_name() != "sqlite" or not url.database or os.path.isabs(url.database):
+        return config
+    absolute = url.set(database=os.path.abspath(url.database)).render_as_string(hide_password=False)
+    return replace(config, source=replace(config.source, url=absolute))
+
+
+def _id_range(config: Config) -> tuple[int, int, int]:
+    """The smallest and largest id and the number of rows; ids must be integers."""
+    with SqlSource(config) as source, source.engine.connect() as conn:
+        low, high, count = conn.execute(sa.select(sa.func.min(source.id_column), sa.func.max(source.id_column),
+                                                  sa.func.count())).one()
+    if count and not (isinstance(low, int) and isinstance(high, int)):
+        raise SparkError(f"--engine spark reads the table in ranges of ids, and [source] id_column "
+                         f"{config.source.id_column!r} is not an integer column: use --engine local")
+    return (low, high, count) if count else (0, 0, 0)
+
+
+def _bounds(low: int, high: int, partitions: int) -> np.ndarray:
+    """partitions + 1 ascending ids: partition p reads (bounds[p], bounds[p + 1]]."""
+    width = high - low + 1
+    return np.array([low - 1 + -(-width * n // partitions) for n in range(partitions + 1)], np.int64)
+
+
+def _uri(config: Config, store: MongoStore) -> str:
+    """The MongoDB the executors write to: the configured one, else the embedded server
+    this process started (on this machine's loopback: local masters only)."""
+    if config.store.mongo_uri:
+        return config.store.mongo_uri
+    host, port = store.db.client.address
+    return f"mongodb://{host}:{port}/"
+
+
+def _spread(partitions: int) -> tuple[int, Callable[[int], int]]:
+    """partitionBy's arguments: keys are partition numbers already."""
+    return partitions, _own
+
+
+def _own(key: int) -> int:
+    return key
+
+
+def _values(rdd: Any, kind: type) -> Any:
+    return rdd.values().filter(lambda value: isinstance(value, kind))
+
+
+# ------------------------------------------------------------------ what travels
+
+
+class Range(NamedTuple):
+    after: int
+    until: int
+
+
+class Held(NamedTuple):
+    """(row, content hash) pairs of the live manifest."""
+
+    rows: list
+    hashes: list
+
+
+class Sketched(NamedTuple):
+    """A chunk of a partition's rows, sketched: ids in order, content hashes, what is compared."""
+
+    ids: np.ndarray
+    hashes: list
+    table: SketchTable
+
+
+class Filed(NamedTuple):
+    """What a partition's read did."""
+
+    rows: int
+    added: int
+    changed: int
+    removed: list  # rows of its range the live manifest held that the table no longer has
+    entries: int  # (key, row) entries of the index
+
+
+class Entries(NamedTuple):
+    keys: np.ndarray  # uint64
+    rows: np.ndarray
+
+
+class Candidates(NamedTuple):
+    a: np.ndarray
+    b: np.ndarray
+
+
+class Shipped(NamedTuple):
+    """Candidates (a, b) with the sketches of their rows b (ids `b_ids`, in `table`)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    b_ids: np.ndarray
+    table: SketchTable
+
+
+class Judged(NamedTuple):
+    """Candidates whose texts are similar: distance, and evidence (0: linked or nothing)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    distance: np.ndarray
+    evidence: np.ndarray
+
+
+class Ends(NamedTuple):
+    """Pairs with evidence, seen from one of their rows (`node`)."""
+
+    node: np.ndarray
+    other: np.ndarray
+    evidence: np.ndarray
+
+
+class Weak(NamedTuple):
+    """Pairs without evidence, with the confirmed pairs of their rows a."""
+
+    a: np.ndarray
+    b: np.ndarray
+    distance: np.ndarray
+    ends: Ends
+
+
+class Final(NamedTuple):
+    a: np.ndarray
+    b: np.ndarray
+    distance: np.ndarray
+
+
+# ------------------------------------------------------------------ the tasks
+
+
+def _held(sc: Any, job: Job, store: MongoStore) -> Any:
+    """(partition, Held) of the live manifest, its documents read by the executors."""
+    live = results.pointer(store.db)["run"]
+    ids = [doc["_id"] for doc in store.db[results.named(MANIFEST, live)].find({}, {"_id": 1})]
+    return sc.parallelize(ids, max(1, min(len(ids), job.partitions))).mapPartitions(
+        partial(_read_manifest, job, live))
+
+
+def _read_manifest(job: Job, live: str, ids: Iterable[int]) -> Iterator[tuple[int, Held]]:
+    wanted = list(ids)
+    with connect(job.uri) as client:
+        for doc in client[job.database][results.named(MANIFEST, live)].find({"_id": {"$in": wanted}}):
+            rows, hashes = np.array(doc["rows"], np.int64), doc["content"]
+            part = job.range_of(rows)
+            for p in np.unique(part).tolist():
+                at = np.flatnonzero(part == p)
+                yield p, Held(rows[at].tolist(), [hashes[n] for n in at.tolist()])
+
+
+def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """Read and sketch a range's rows, file those new or changed in the store, and write
+    the range's part of the manifest (as batch._read does for the whole table)."""
+    ranges, held = [], {}
+    for p, item in items:
+        if isinstance(item, Range):
+            ranges.append((p, item))
+        else:
+            held.update(zip(item.rows, item.hashes))
+    config, table = job.config, job.config.source.table
+    scheme = scheme_of(config)
+    with SqlSource(config) as source, connect(job.uri) as client:
+        store = MongoStore(client[job.database])
+        for p, span in ranges:
+            ids, hashes, added, changed, entries = [], [], 0, 0, 0
+            for rows in source.rows(after=span.after, until=span.until):
+                probes = scheme.probes(rows)
+                chunk = _sketch(config, scheme, rows, probes)
+                records = []
+                for n, (row, content) in enumerate(zip(chunk.ids.tolist(), chunk.hashes)):
+                    before = held.pop(row, None)
+                    if before != content:
+                        keys = chunk.table.keys
+                        row_keys = tuple(keys.values[keys.starts[n]:keys.starts[n + 1]].tolist())
+                        records.append((Record(table, row, scheme.fingerprint(probes[n]), content, row_keys,
+                                               scheme.sketch(probes[n])), before))
+                added += sum(before is None for _, before in records)
+                changed += sum(before is not None for _, before in records)
+                store.file((r for r, before in records if before is None), fresh=False, batch=True)
+                store.file((r for r, before in records if before is not None), batch=True)
+                ids += chunk.ids.tolist()
+                hashes += chunk.hashes
+                entries += len(chunk.table.keys.values)
+                yield p, chunk
+            # numbered by partition; a task run again replaces what it wrote
+            manifest = store.db[results.named(MANIFEST, job.run)]
+            manifest.delete_many({"_id": {"$gte": p << PART_IDS, "$lt": p + 1 << PART_IDS}})
+            store.write_manifest(job.run, ids, hashes, first=p << PART_IDS)
+            yield p, Filed(len(ids), added, changed, [], entries)
+    if held and ranges:  # what is left was not read: gone from the table
+        yield ranges[0][0], Filed(0, 0, 0, list(held), 0)
+
+
+def _sketch(config: Config, scheme: Shingles, rows: list[dict], probes: list) -> Sketched:
+    """What the later stages need of a chunk of rows (as batch._chunk makes it)."""
+    return Sketched(np.array([row[config.source.id_column] for row in rows], np.int64),
+                    [content_hash(row, config.fields, scheme.settings) for row in rows], SketchTable.of(probes))
+
+
+def _route_keys(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Entries]]:
+    """A chunk's (key, row) entries, each to the partition owning its bucket."""
+    if not isinstance(item[1], Sketched):
+        return
+    chunk = item[1]
+    keys = np.asarray(chunk.table.keys.values, np.uint64)
+    rows = np.repeat(chunk.ids, chunk.table.keys.sizes())
+    owner = buckets(keys, job.bits) * job.partitions >> job.bits
+    for p in np.unique(owner).tolist():
+        at = owner == p
+        yield p, Entries(keys[at], rows[at])
+
+
+def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Iterator[tuple[int, Candidates]]:
+    """Write this partition's buckets, and every pair of rows sharing one of its keys,
+    each to its second row's partition."""
+    parts = [(p, entries) for p, entries in items]
+    if not parts:
+        return
+    p = parts[0][0]
+    keys = np.concatenate([e.keys for _, e in parts])
+    rows = np.concatenate([e.rows for _, e in parts])
+    with connect(job.uri) as client:
+        store = MongoStore(client[job.database])
+        low, high = -(-p * (1 << job.bits) // job.partitions), -(-(p + 1) * (1 << job.bits) // job.partitions)
+        store.db[results.named(BLOCKS, job.run)].delete_many({"_id": {"$gte": low, "$lt": high}})
+        store.write_buckets(job.run, job.bits, keys, rows.tolist(), whole=False)
+    ids, at = np.unique(rows, return_inverse=True)
+    order = np.argsort(at, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(np.bincount(at, minlength=len(ids)))))
+    i, j = candidates(Sets(keys[order], starts))
+    a, b = ids[i], ids[j]
+    owner = job.range_of(b)
+    for q in np.unique(owner).tolist():
+        at = owner == q
+        yield q, Candidates(a[at], b[at])
+
+
+def _ship(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Shipped]]:
+    """The sketches of this partition's rows b of candidates (a, b), to a's partition."""
+    local, found = _local(items, Candidates)
+    if not found:
+        return
+    code = np.unique(np.stack([np.concatenate([c.a for c in found]), np.concatenate([c.b for c in found])], 1),
+                     axis=0)
+    a, b = code[:, 0], code[:, 1]
+    owner = job.range_of(a)
+    for q in np.unique(owner).tolist():
+        at = owner == q
+        b_ids = np.unique(b[at])
+        yield q, Shipped(a[at], b[at], b_ids, _take(local.table, np.searchsorted(local.ids, b_ids)))
+
+
+def _confirm(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Judged]]:
+    """Decide this partition's candidates with the scheme's own vectorised confirmation."""
+    local, shipped = _local(items, Shipped)
+    if not shipped:
+        return
+    p = int(job.range_of(shipped[0].a[:1])[0])
+    tables, offset, i, j = [local.table], len(local.ids), [], []
+    for s in shipped:
+        i.append(np.searchsorted(local.ids, s.a))
+        j.append(offset + np.searchsorted(s.b_ids, s.b))
+        tables.append(s.table)
+        offset += len(s.b_ids)
+    ids = np.concatenate([local.ids] + [s.b_ids for s in shipped])
+    scheme = job.config.shingle_scheme()
+    confirmed = scheme.confirm(_concat(tables), np.concatenate(i), np.concatenate(j))
+    yield p, Judged(ids[confirmed.i], ids[confirmed.j], scheme.distances(confirmed.jaccard), confirmed.evidence)
+
+
+def _proven(judged: Judged) -> Final:
+    keep = judged.evidence > 0
+    return Final(judged.a[keep], judged.b[keep], judged.distance[keep])
+
+
+def _ends(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Ends]]:
+    """Each pair with evidence, to the partitions of both its rows."""
+    if not isinstance(item[1], Judged):
+        return
+    judged = item[1]
+    keep = judged.evidence > 0
+    a, b, evidence = judged.a[keep], judged.b[keep], judged.evidence[keep]
+    for node, other in ((a, b), (b, a)):
+        owner = job.range_of(node)
+        for q in np.unique(owner).tolist():
+            at = owner == q
+            yield q, Ends(node[at], other[at], evidence[at])
+
+
+def _weak_with_ends(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Weak]]:
+    """Each pair without evidence, with its row a's confirmed pairs, to row b's partition."""
+    weak, ends = [], []
+    for _, item in items:
+        if isinstance(item, Judged):
+            weak.append(item)
+        elif isinstance(item, Ends):
+            ends.append(item)
+    if not weak:
+        return
+    at_node = _joined(ends)
+    a = np.concatenate([w.a[w.evidence == 0] for w in weak])
+    b = np.concatenate([w.b[w.evidence == 0] for w in weak])
+    distance = np.concatenate([w.distance[w.evidence == 0] for w in weak])
+    owner = job.range_of(b)
+    for q in np.unique(owner).tolist():
+        at = owner == q
+        yield q, Weak(a[at], b[at], distance[at], _around(at_node, np.unique(a[at])))
+
+
+def _linked(items: Iterable[tuple[int, Any]]) -> Iterator[Final]:
+    """The weak pairs that a third row links (corroboration.corroborated), seeing the
+    confirmed pairs of both their rows."""
+    weak, ends = [], []
+    for _, item in items:
+        if isinstance(item, Weak):
+            weak.append(item)
+        elif isinstance(item, Ends):
+            ends.append(item)
+    if not weak:
+        return
+    a = np.concatenate([w.a for w in weak])
+    b = np.concatenate([w.b for w in weak])
+    distance = np.concatenate([w.distance for w in weak])
+    seen = [_around(_joined(ends), np.unique(b))] + [w.ends for w in weak]
+    edges = {(x, y): e for s in seen for x, y, e in zip(s.node.tolist(), s.other.tolist(), s.evidence.tolist())}
+    pairs = list(zip(a.tolist(), b.tolist()))
+    linked = set(corroborated(edges, pairs))
+    keep = np.array([pair in linked for pair in pairs], bool)
+    yield Final(a[keep], b[keep], distance[keep])
+
+
+def _collect_pairs(parts: list[Final]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair once, ordered by (a, b) as the local batch orders them."""
+    a = np.concatenate([f.a for f in parts] or [np.zeros(0, np.int64)]).astype(np.int64)
+    b = np.concatenate([f.b for f in parts] or [np.zeros(0, np.int64)]).astype(np.int64)
+    d = np.concatenate([f.distance for f in parts] or [np.zeros(0)]).astype(float)
+    order = np.lexsort((b, a))
+    return a[order], b[order], d[order]
+
+
+# ------------------------------------------------------------------ sketch tables
+
+
+class _Local(NamedTuple):
+    ids: np.ndarray
+    table: SketchTable
+
+
+def _local(items: Iterable[tuple[int, Any]], kind: type) -> tuple[_Local, list]:
+    """This partition's own rows (ids ascending, their table) and the items of `kind`."""
+    chunks, found = [], []
+    for _, item in items:
+        if isinstance(item, Sketched):
+            chunks.append(item)
+        elif isinstance(item, kind):
+            found.append(item)
+    if not chunks:
+        return _Local(np.zeros(0, np.int64), SketchTable.of([])), found
+    return _Local(np.concatenate([c.ids for c in chunks]), _concat([c.table for c in chunks])), found
+
+
+def _concat(tables: list[SketchTable]) -> SketchTable:
+    """Tables one after another (their keys left out: confirming needs none)."""
+    width = max((t.people.shape[1] for t in tables), default=0)
+    people = np.concatenate([np.pad(t.people, ((0, 0), (0, width - t.people.shape[1]))) for t in tables])
+    return SketchTable(_concat_sets([t.shingles for t in tables]), _concat_sets([t.verbatim for t in tables]),
+                       people, Sets(np.zeros(0, np.uint64), np.zeros(len(people) + 1, np.int64)),
+                       np.concatenate([t.identity for t in tables]))
+
+
+def _concat_sets(parts: list[Sets]) -> Sets:
+    values = np.concatenate([s.values for s in parts])
+    sizes = np.concatenate([s.sizes() for s in parts])
+    return Sets(values, np.concatenate(([0], np.cumsum(sizes))).astype(np.int64))
+
+
+def _take(table: SketchTable, rows: np.ndarray) -> SketchTable:
+    """The rows at these positions of a table, in that order (keys left out)."""
+    return SketchTable(_take_sets(table.shingles, rows), _take_sets(table.verbatim, rows), table.people[rows],
+                       Sets(np.zeros(0, np.uint64), np.zeros(len(rows) + 1, np.int64)), table.identity[rows])
+
+
+def _take_sets(sets: Sets, rows: np.ndarray) -> Sets:
+    sizes = sets.sizes()[rows]
+    ends = np.cumsum(sizes)
+    positions = np.repeat(sets.starts[rows] - ends + sizes, sizes) + np.arange(ends[-1] if len(ends) else 0)
+    return Sets(sets.values[positions], np.concatenate(([0], ends)).astype(np.int64))
+
+
+def _joined(ends: list[Ends]) -> Ends:
+    """Ends together, ordered by node."""
+    if not ends:
+        return Ends(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    node, other, evidence = (np.concatenate(column) for column in zip(*ends))
+    order = np.argsort(node, kind="stable")
+    return Ends(node[order], other[order], evidence[order])
+
+
+def _around(ends: Ends, nodes: np.ndarray) -> Ends:
+    """The ends (ordered by node) at these nodes."""
+    at = np.isin(ends.node, nodes)
+    return Ends(ends.node[at], ends.other[at], ends.evidence[at])

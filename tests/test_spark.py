@@ -1,0 +1,178 @@
+"""`batch --engine spark` (PySpark in local[2], one session for the module) gives the local
+batch's answers on the labelled quality set in SQLite, against the embedded MongoDB-protocol
+server: the same pairs, groups, block index and manifest, the same re-run accounting; and a
+machine without Java or PySpark gets a one-line message."""
+
+import sqlite3
+import sys
+import tomllib
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from benchmarks.quality.dataset import generate, write_sqlite
+from dedup_pipeline import results
+from dedup_pipeline.batch import run_batch
+from dedup_pipeline.config import default_config_text, parse_config
+from dedup_pipeline.schemes import scheme_of
+from dedup_pipeline.spark import _bounds, run_spark_batch, shard_generation
+from dedup_pipeline.store import BLOCKS, MongoStore
+
+ROWS = 2000
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("test_spark")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def quality(tmp_path_factory):
+    """The labelled quality set (benchmarks/quality) as an SQLite petition table."""
+    rows = generate(ROWS, seed=11).rows
+    return rows, write_sqlite(rows, tmp_path_factory.mktemp("quality") / "quality.sqlite")
+
+
+def config_for(path, mongo_uri, database):
+    data = tomllib.loads(default_config_text())
+    data["source"] = {"url": f"sqlite:///{path}", "table": "petition"}
+    data["store"] = {"mongo_uri": mongo_uri, "database": database}
+    data["batch"] = {"chunk_size": 300, "processes": 1}
+    return parse_config(data, env={})
+
+
+@pytest.fixture(scope="module")
+def both(spark, quality, mongo_client, mongo_uri):
+    """The quality set through the local batch and through Spark (5 partitions), each in a
+    database of its own."""
+    _, path = quality
+    done = {}
+    for engine in ("local", "spark"):
+        config = config_for(path, mongo_uri, f"test_spark_{engine}")
+        mongo_client.drop_database(config.store.database)
+        store = MongoStore(mongo_client[config.store.database])
+        done[engine] = (run_batch(config, store, processes=1) if engine == "local"
+                        else run_spark_batch(config, store, partitions=5), store.db)
+    yield done
+    for engine in done:
+        mongo_client.drop_database(f"test_spark_{engine}")
+
+
+def live_run(db):
+    return results.pointer(db)["run"]
+
+
+def index_entries(db):
+    """(bucket, key, row) of every entry of the live buckets."""
+    return {(doc["_id"], key, row) for doc in db[results.named(BLOCKS, live_run(db))].find()
+            for key, row in zip(np.frombuffer(doc["keys"], np.int64).tolist(), doc["rows"])}
+
+
+def test_spark_stores_the_pairs_of_the_local_batch_including_pairs_linked_through_a_third_row(both, quality):
+    rows, _ = quality
+    (_, local_db), (_, spark_db) = both["local"], both["spark"]
+    pairs = results.read_matches(spark_db, live_run(spark_db))
+    assert pairs == results.read_matches(local_db, live_run(local_db)) and len(pairs) > 100
+    scheme = scheme_of(config_for("", "", "dedup"))
+    by_id = {row["id"]: row for row in rows}
+    linked = [(a, b) for a, b, _ in pairs
+              if scheme.distance(*scheme.probes([by_id[a], by_id[b]])) is None]
+    assert linked  # the set exercises corroboration, which Spark decides in its own stage
+
+
+def test_spark_stores_the_groups_of_the_local_batch(both):
+    (_, local_db), (_, spark_db) = both["local"], both["spark"]
+    groups = results.read_groups(spark_db, live_run(spark_db))
+    assert groups == results.read_groups(local_db, live_run(local_db)) and len(groups) > 50
+
+
+def test_spark_files_the_block_index_manifest_and_row_documents_of_the_local_batch(both, quality):
+    ids = [row["id"] for row in quality[0]]
+    (_, local_db), (_, spark_db) = both["local"], both["spark"]
+    assert index_entries(spark_db) == index_entries(local_db)
+    assert (results.pointer(spark_db)["bucket_bits"] == results.pointer(local_db)["bucket_bits"])
+    local_store, spark_store = MongoStore(local_db), MongoStore(spark_db)
+    assert sorted(spark_store.stored()) == sorted(local_store.stored())
+    assert spark_store.records("petition", ids) == local_store.records("petition", ids)
+
+
+def test_spark_switches_a_generation_summarised_as_the_local_one(both):
+    (_, local_db), (_, spark_db) = both["local"], both["spark"]
+    local, spark = results.pointer(local_db), results.pointer(spark_db)
+    assert spark["summary"] == local["summary"] and spark["building"] is None
+    assert spark["run"] and spark["previous"] == ""
+
+
+def test_a_spark_rerun_writes_only_the_rows_added_changed_or_removed(spark, quality, tmp_path, mongo_db, mongo_uri):
+    rows, path = quality
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(path.read_bytes())
+    config = config_for(copy, mongo_uri, mongo_db.name)
+    store = MongoStore(mongo_db)
+    first = run_spark_batch(config, store, partitions=3)
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE petition SET content = '再次反映' || content WHERE id = 2")
+        db.execute("DELETE FROM petition WHERE id IN (?, ?)", (rows[4]["id"], rows[-1]["id"]))
+        db.execute("INSERT INTO petition (id, content) VALUES (5000, ?)", ("再次反映" + rows[9]["content"],))
+    again = run_spark_batch(config, store, partitions=3)
+    assert (first.added, first.changed, first.removed) == (len(rows), 0, 0)
+    assert (again.added, again.changed, again.removed) == (1, 1, 2)
+    assert again.rows == len(rows) - 1
+
+
+def test_id_ranges_cover_every_id_once():
+    bounds = _bounds(7, 1006, 3)
+    ranges = [range(low + 1, high + 1) for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+    assert [i for r in ranges for i in r] == list(range(7, 1007)) and len({len(r) for r in ranges}) <= 2
+
+
+def test_batch_engine_spark_prints_the_pairs_and_groups_of_the_local_engine(spark, run):
+    local = run("batch").output.splitlines()
+    on_spark = run("batch", "--engine", "spark", "--partitions", "3")
+    summary = [line for line in on_spark.output.splitlines() if line.startswith(("similar pairs", "groups"))]
+    assert on_spark.exit_code == 0 and len(summary) == 2
+    assert summary == [line for line in local if line.startswith(("similar pairs", "groups"))]
+
+
+def test_without_java_the_spark_engine_says_in_one_line_what_to_install(spark, run, monkeypatch, tmp_path):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    done = run("batch", "--engine", "spark")
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert "Java 17" in done.output.splitlines()[-1] and "openjdk-17-jre-headless" in done.output.splitlines()[-1]
+
+
+def test_without_pyspark_the_spark_engine_says_in_one_line_what_to_install(run, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    done = run("batch", "--engine", "spark")
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert done.output.splitlines()[-1] == "Error: --engine spark needs PySpark: pip install 'dedup-pipeline[spark]'"
+
+
+class Mongos:
+    """The admin database of a sharded cluster's router, recording the commands it gets."""
+
+    def __init__(self):
+        self.commands = []
+
+    def command(self, name, *args, **kwargs):
+        self.commands.append((name, *args, kwargs))
+        return {"msg": "isdbgrid", "ok": 1} if name == "hello" else {"ok": 1}
+
+
+def test_on_a_sharded_cluster_each_new_generation_is_sharded_on_a_hashed_id():
+    admin = Mongos()
+    db = SimpleNamespace(name="dedup", client=SimpleNamespace(admin=admin))
+    shard_generation(db, "r1")
+    sharded = [(args[0], kwargs) for name, *args, kwargs in admin.commands if name == "shardCollection"]
+    assert sharded == [(f"dedup.{name}__r1", {"key": {"_id": "hashed"}}) for name in results.GENERATION]
+
+
+def test_on_a_single_server_nothing_is_sharded(mongo_db):
+    assert shard_generation(mongo_db, "r1") == []
