@@ -21,6 +21,7 @@ from .shingles import ShingleScheme
 from .features import DEFAULT_WEIGHTS, ROLES, Featurizer, Field
 from .text import PUNCTUATION_MODES
 from .tokenize import cutter
+from .weighting import LENGTHS, MAX_FACTOR, WEIGHTINGS, Weighting
 
 ENV_SQL_URL = "DEDUP_SQL_URL"
 ENV_MONGO_URI = "DEDUP_MONGO_URI"
@@ -46,6 +47,19 @@ class FingerprintConfig:
     k: int = 3
     punctuation: str = "space"
     tokenizer: str = "auto"
+    # how the words of long fields weigh (weighting.py). The paper's is "tf", "none"; TF-IDF times
+    # word length measured clearly better on the dev set (benchmarks/quality/RESULTS.md)
+    weighting: str = "tfidf"
+    length: str = "minmax"
+    noun_weight: float = 1.0
+    verb_weight: float = 1.0
+    marker_weight: float = 1.0
+    title_weight: float = 1.0
+    title_field: str = "title"
+
+    def weights(self) -> Weighting:
+        return Weighting(self.weighting, self.length, self.noun_weight, self.verb_weight,
+                         self.marker_weight, self.title_weight, self.title_field)
 
 
 SCHEMES = ("shingles", "blocks")
@@ -104,7 +118,7 @@ class Config:
 
     def featurizer(self) -> Featurizer:
         fp = self.fingerprint
-        return Featurizer(self.fields, fp.punctuation, cutter(fp.punctuation, fp.tokenizer == "auto"))
+        return Featurizer(self.fields, fp.punctuation, cutter(fp.punctuation, fp.tokenizer == "auto"), fp.weights())
 
     def block_scheme(self) -> BlockScheme:
         return BlockScheme(self.fingerprint.bits, self.fingerprint.k, self.scheme.blocks, self.scheme.key_blocks)
@@ -282,6 +296,7 @@ def _check(config: Config) -> None:
     if fp.tokenizer not in ("auto", "jieba"):
         raise ConfigError(f"[fingerprint] tokenizer must be \"auto\" (rjieba when installed, else "
                           f"jieba) or \"jieba\", got {fp.tokenizer!r}")
+    _check_weighting(config)
     scheme = config.scheme
     if scheme.name not in SCHEMES:
         raise ConfigError(f"[scheme] name {scheme.name!r} is unknown; available: "
@@ -324,6 +339,25 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "
                           f"list only fields that say who filed the row (as \"ignore\" if they should not "
                           f"count otherwise)")
+
+
+def _check_weighting(config: Config) -> None:
+    fp = config.fingerprint
+    if fp.weighting not in WEIGHTINGS:
+        raise ConfigError(f"[fingerprint] weighting must be \"tf\" (term frequency, the paper's) or "
+                          f"\"tfidf\" (times jieba's IDF, seed 002), got {fp.weighting!r}")
+    if fp.length not in LENGTHS:
+        raise ConfigError(f"[fingerprint] length must be \"none\", \"normal\" (seed 002's term-length "
+                          f"factor) or \"minmax\" (seed 004's word length), got {fp.length!r}")
+    for key in ("noun_weight", "verb_weight", "marker_weight", "title_weight"):
+        value = getattr(fp, key)
+        if not 0 <= value <= MAX_FACTOR:
+            raise ConfigError(f"[fingerprint] {key} must be a number from 0 to {MAX_FACTOR:g} "
+                              f"(1 = off; the seed's marker and title weight is 5), got {value}")
+    if fp.title_weight != 1.0 and fp.title_field not in [f.name for f in config.fields]:
+        raise ConfigError(f"[fingerprint] title_field {fp.title_field!r} is not in [fields]: title_weight "
+                          f"weighs the words of the long text found in that column; add it under [fields] "
+                          f"(as \"ignore\" if it should not count otherwise) or set title_weight = 1")
 
 
 def _check_ranges(config: Config) -> None:

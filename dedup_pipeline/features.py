@@ -3,7 +3,8 @@
 A *short* field (name, phone, category...) is one feature: its column name and whole
 normalized value, so the same value in two columns differs. A *long* field (the complaint
 text) is tokenized; every occurrence of a word adds the field's weight, which sums to term
-frequency times weight. NULL and blank values contribute nothing.
+frequency times weight, or, with the seeds' options (weighting.py), the field's weight times
+the word's factors. NULL and blank values contribute nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .text import normalize
 from .tokenize import Cut, cutter, stop_words, words
+from .weighting import NO_CONTEXT, RowContext, Weighting
 
 ROLES = ("short", "long", "ignore")
 DEFAULT_WEIGHTS = {"short": 2.0, "long": 1.0, "ignore": 0.0}
@@ -99,11 +101,16 @@ def _boundary(text: str, lo: int, hi: int) -> int:
 class Featurizer:
     """Turns rows (mappings of column name -> value) into weighted feature segments."""
 
-    def __init__(self, fields: Sequence[Field], punctuation: str = "space", cut: Cut | None = None):
+    def __init__(self, fields: Sequence[Field], punctuation: str = "space", cut: Cut | None = None,
+                 weighting: Weighting = Weighting()):
         self.fields = [f for f in fields if f.role != "ignore"]
         self.punctuation = punctuation
         self.cut = cut or cutter(punctuation)
         self.stop = stop_words()
+        self.weighting = weighting
+        # the title the words of long text are looked up in (seed 004 §3.2.3), of any role
+        self.title_field = next((f for f in fields if f.name == weighting.title_field), None) \
+            if weighting.title != 1.0 else None
 
     def long_words(self, text: str) -> Iterator[list[str]]:
         """The words of a long text, chunk by chunk, stop words removed."""
@@ -115,23 +122,48 @@ class Featurizer:
     def segments(self, row: Mapping[str, Any]) -> Iterator[Segment]:
         """Every feature of the row with its weight; NULL and blank fields give nothing."""
         for field in self.fields:
-            text = value_text(row.get(field.name), field)
-            if not text:
-                continue
-            weight = field.effective_weight
-            if field.role == "short":
-                feature = short_feature(field, text)
-                if feature:
-                    yield [feature], weight
-            else:
-                for chunk_words in self.long_words(text):
-                    yield chunk_words, weight
+            yield from self.field_segments(field, row)
+
+    def field_segments(self, field: Field, row: Mapping[str, Any]) -> Iterator[Segment]:
+        """The features of one field of the row (the row: a word's weight may read its title)."""
+        text = value_text(row.get(field.name), field)
+        if not text:
+            return
+        weight = field.effective_weight
+        if field.role == "short":
+            feature = short_feature(field, text)
+            if feature:
+                yield [feature], weight
+        elif self.weighting.plain:
+            for chunk_words in self.long_words(text):
+                yield chunk_words, weight
+        else:
+            yield from self.weighted_words(text, weight, row)
+
+    def title_text(self, row: Mapping[str, Any]) -> str:
+        """The row's title normalized as long text is ("" without a title weight)."""
+        if self.title_field is None:
+            return ""
+        return normalize(value_text(row.get(self.title_field.name), self.title_field) or "", self.punctuation)
+
+    def weighted_words(self, text: str, field_weight: float, row: Mapping[str, Any]) -> Iterator[Segment]:
+        """Each distinct word of each chunk, as many times as it occurs, with its own weight.
+        A text of one chunk is cut once; a longer one twice when the weights read the whole
+        text (its shortest and longest word), to keep memory bounded."""
+        pieces = list(self.long_words(text)) if len(text) <= CHUNK_CHARS else None
+        context = NO_CONTEXT
+        if self.weighting.by_row:
+            every = pieces if pieces is not None else self.long_words(text)
+            context = self.weighting.context((w for ws in every for w in ws), self.title_text(row))
+        for chunk_words in pieces if pieces is not None else self.long_words(text):
+            for word, count in Counter(chunk_words).items():
+                yield [word] * count, self.weighting.weight(word, field_weight, context)
 
     def explain(self, row: Mapping[str, Any]) -> list[tuple[str, str, float]]:
         """(field, feature, total weight) for every distinct feature, heaviest first."""
         totals: Counter[tuple[str, str]] = Counter()
         for field in self.fields:
-            for feats, weight in self.segments({field.name: row.get(field.name)}):
+            for feats, weight in self.field_segments(field, row):
                 for feat in feats:
                     totals[field.name, feat.split(SEPARATOR, 1)[-1]] += weight
         return [(f, feat, w) for (f, feat), w in sorted(totals.items(), key=lambda kv: -kv[1])]

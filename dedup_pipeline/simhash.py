@@ -1,7 +1,9 @@
 """64-bit SimHash (Charikar) over CityHash64 of each feature, and Hamming distance.
 
 Two paths give the same fingerprint bit for bit: `fingerprint` (one row, plain Python,
-the reference) and `fingerprint_many` (many rows at once with numpy, the fast path).
+the reference) and `fingerprint_many` (many rows at once with numpy, the fast path), with
+every weighting of long text (weighting.py): both take a word's weight from the same
+function and sum it in fixed point.
 """
 
 from __future__ import annotations
@@ -102,25 +104,34 @@ def fingerprint_many(rows: Sequence[Mapping], featurizer: Featurizer) -> np.ndar
 
     Works a column at a time: normalize_many over the column, one tokenizer call over all
     its texts joined by newlines (a word boundary), hashes through a cache, bits counted
-    with numpy. Rows with a text longer than CHUNK_CHARS take the one-row path.
+    with numpy (weighted by each word's weight when the weighting is not plain term
+    frequency). Rows with a text longer than CHUNK_CHARS take the one-row path.
     """
     columns = {f.name: [value_text(row.get(f.name), f) or "" for row in rows] for f in featurizer.fields}
     huge = [i for i in range(len(rows))
             if any(len(columns[f.name][i]) > CHUNK_CHARS for f in featurizer.fields if f.role == "long")]
     regular = np.setdiff1d(np.arange(len(rows)), huge)
     votes = np.zeros((BITS, len(rows)), dtype=np.int64)
+    titles = _titles([rows[i] for i in regular], featurizer)
     for field in featurizer.fields:
         texts = [columns[field.name][i] for i in regular]
+        weights = None
         if field.role == "short":
             hashes, lengths = _short_hashes(field, texts)
-        else:
+        elif featurizer.weighting.plain:
             hashes, lengths = _long_hashes(texts, featurizer)
+        else:
+            hashes, weights, lengths = _weighted_long_hashes(texts, field, titles, featurizer)
         kept = _drop_stop_words(hashes, featurizer.stop)
         if not kept.all():
             lengths = lengths - np.bincount(np.repeat(np.arange(len(lengths)), lengths)[~kept],
                                             minlength=len(lengths))
             hashes = hashes[kept]
-        votes[:, regular] += quantize(field.effective_weight) * _bit_balance(hashes, lengths)
+            weights = None if weights is None else weights[kept]
+        if weights is None:
+            votes[:, regular] += quantize(field.effective_weight) * _bit_balance(hashes, lengths)
+        else:
+            votes[:, regular] += _weighted_bit_balance(hashes, weights, lengths)
     fingerprints = np.packbits(np.ascontiguousarray((votes > 0).T), axis=1, bitorder="little")
     fingerprints = fingerprints.view("<u8").ravel().astype(np.uint64)
     for i in huge:
@@ -151,6 +162,84 @@ def _long_hashes(texts: list[str], featurizer: Featurizer) -> tuple[np.ndarray, 
     lengths = np.zeros(len(texts), dtype=np.int64)
     lengths[[bool(t) for t in normalized]] = np.bincount(np.cumsum(breaks)[~breaks], minlength=len(nonempty))
     return hashes[~breaks], lengths
+
+
+def _titles(rows: Sequence[Mapping], featurizer: Featurizer) -> list[str]:
+    """Each row's title normalized as Featurizer.title_text gives it ("" without a title weight)."""
+    field = featurizer.title_field
+    if field is None:
+        return [""] * len(rows)
+    return normalize_many([value_text(r.get(field.name), field) or "" for r in rows], featurizer.punctuation)
+
+
+def _long_tokens(texts: list[str], featurizer: Featurizer) -> tuple[list[str], np.ndarray]:
+    """Every token of every text, concatenated, and how many each text has: one tokenizer
+    call, as in _long_hashes, the texts' boundaries found as newline tokens."""
+    normalized = normalize_many(texts, featurizer.punctuation)
+    nonempty = [t for t in normalized if t]
+    tokens = featurizer.cut("\n".join(nonempty))
+    breaks = [i for i, t in enumerate(tokens) if t == "\n"]
+    if len(breaks) == max(len(nonempty) - 1, 0):
+        bounds = [-1, *breaks, len(tokens)]
+        counts = iter([bounds[k + 1] - bounds[k] - 1 for k in range(len(bounds) - 1)])
+        lengths = [next(counts) if t else 0 for t in normalized]
+        return [t for t in tokens if t != "\n"], np.array(lengths, dtype=np.int64)
+    token_lists = [featurizer.cut(t) if t else [] for t in normalized]
+    return [t for ts in token_lists for t in ts], np.array([len(ts) for ts in token_lists], dtype=np.int64)
+
+
+def _weighted_long_hashes(texts: list[str], field: Field, titles: list[str],
+                          featurizer: Featurizer) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The hashes of every token, each token's quantized weight, and how many each text has.
+    The weight is Weighting.weight's, computed with numpy in the same order of the same
+    float operations (per row: the shortest and longest word without stop words, as
+    Featurizer.long_words gives them, and the title); the tests hold the two to every bit."""
+    tokens, lengths = _long_tokens(texts, featurizer)
+    hashes = np.fromiter(map(CityHash64, tokens), dtype=np.uint64, count=len(tokens))
+    weighting, field_weight = featurizer.weighting, field.effective_weight
+    memo = {t: field_weight * weighting.word_factor(t) for t in set(tokens)}
+    weights = np.fromiter(map(memo.__getitem__, tokens), dtype=np.float64, count=len(tokens))
+    row_of = np.repeat(np.arange(len(lengths)), lengths)
+    if weighting.length == "minmax":
+        weights = weights * (1.0 + _minmax_lengths(tokens, row_of, len(lengths), featurizer.stop))
+    if weighting.title != 1.0:
+        in_title = np.fromiter((t in titles[r] for t, r in zip(tokens, row_of.tolist())), dtype=bool, count=len(tokens))
+        weights = np.where(in_title, weights * weighting.title, weights)
+    return hashes, np.rint(weights * _SCALE).astype(np.int64), lengths
+
+
+def _minmax_lengths(tokens: list[str], row_of: np.ndarray, rows: int, stop: frozenset[str]) -> np.ndarray:
+    """weighting.minmax_length of every token, over the words (not stop words) of its row."""
+    size = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    word = np.fromiter((t not in stop for t in tokens), dtype=bool, count=len(tokens))
+    shortest, longest = np.full(rows, np.iinfo(np.int64).max), np.zeros(rows, dtype=np.int64)
+    np.minimum.at(shortest, row_of[word], size[word])
+    np.maximum.at(longest, row_of[word], size[word])
+    lo, span = shortest[row_of], (longest - shortest)[row_of]
+    out = np.zeros(len(tokens), dtype=np.float64)
+    wide = span > 0
+    out[wide] = (size[wide] - lo[wide]) / span[wide]
+    return out
+
+
+def _weighted_bit_balance(hashes: np.ndarray, weights: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """For each text (column) and bit (row): the weights of the features with the bit set
+    minus those of the features without (exact: fixed-point integers)."""
+    balance = np.zeros((BITS, len(lengths)), dtype=np.int64)
+    if not len(hashes):
+        return balance
+    present = lengths > 0
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[present]
+    total = np.add.reduceat(weights, starts)
+    bit = np.empty_like(hashes)
+    on = np.empty_like(weights)
+    for i in range(BITS):
+        np.bitwise_and(np.right_shift(hashes, np.uint64(i), out=bit), np.uint64(1), out=bit)
+        np.multiply(weights, bit.view(np.int64), out=on)
+        balance[i, present] = 2 * np.add.reduceat(on, starts) - total
+    return balance
+
+
 def _bit_balance(hashes: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """For each text (column) and bit (row): features with the bit set minus those without."""
     balance = np.zeros((BITS, len(lengths)), dtype=np.int64)

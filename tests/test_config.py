@@ -7,6 +7,7 @@ import sqlalchemy as sa
 
 from dedup_pipeline.config import ConfigError, load_config, mask_url, parse_config
 from dedup_pipeline.source import SqlSource
+from dedup_pipeline.weighting import Weighting
 
 EXAMPLE = Path(__file__).parent.parent / "config" / "example.toml"
 
@@ -39,6 +40,26 @@ def test_environment_overrides_urls():
 
 def test_dedup_config_names_the_file(tmp_path):
     assert load_config(env={"DEDUP_CONFIG": str(EXAMPLE)}).path == str(EXAMPLE)
+
+
+def test_the_words_weigh_by_tfidf_times_word_length_by_default():
+    config = parse_config(minimal(), {})
+    assert (config.fingerprint.weighting, config.fingerprint.length) == ("tfidf", "minmax")
+    assert config.featurizer().weighting == Weighting("tfidf", "minmax")
+
+
+def test_the_papers_term_frequency_is_one_setting_away():
+    config = parse_config(minimal(fingerprint={"weighting": "tf", "length": "none"}), {})
+    assert config.featurizer().weighting.plain
+
+
+def test_the_seed_004_weights_reach_the_featurizer():
+    config = parse_config(minimal(fields={"subject": "ignore", "content": "long"},
+                                  fingerprint={"noun_weight": 2, "verb_weight": 1.5, "marker_weight": 5,
+                                               "title_weight": 5, "title_field": "subject"}), {})
+    weighting = config.featurizer().weighting
+    assert (weighting.noun, weighting.verb, weighting.marker, weighting.title) == (2.0, 1.5, 5.0, 5.0)
+    assert config.featurizer().title_field.name == "subject"
 
 
 def test_field_defaults_and_explicit_weights():
@@ -84,6 +105,13 @@ def test_field_defaults_and_explicit_weights():
     (minimal(store={"database": "a\x00b"}), r"\[store\] database .* holds NUL"),
     (minimal(store={"database": "d" * 64}), r"\[store\] database .* 64 bytes long; at most 63"),
     (minimal(store={"database": "数据" * 11}), r"66 bytes long; at most 63"),
+    (minimal(fingerprint={"weighting": "bm25"}), r"\[fingerprint\] weighting must be \"tf\" .* or \"tfidf\""),
+    (minimal(fingerprint={"length": "long"}), r"\[fingerprint\] length must be \"none\", \"normal\" .* \"minmax\""),
+    (minimal(fingerprint={"noun_weight": 11}), r"\[fingerprint\] noun_weight must be a number from 0 to 10"),
+    (minimal(fingerprint={"verb_weight": -1}), r"\[fingerprint\] verb_weight must be a number from 0 to 10"),
+    (minimal(fingerprint={"marker_weight": float("nan")}), r"marker_weight must be a number from 0 to 10"),
+    (minimal(fingerprint={"title_weight": "5"}), r"\[fingerprint\] title_weight must be a number, got '5'"),
+    (minimal(fingerprint={"title_weight": 5}), r"title_field 'title' is not in \[fields\].*or set title_weight = 1"),
     ({"fields": {"content": "long"}}, r"missing \[source\] section"),
     ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),
 ])

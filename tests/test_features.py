@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 
 from dedup_pipeline.features import SEPARATOR, FeatureError, Featurizer, Field, chunks, value_text
+from dedup_pipeline.weighting import Weighting, idf
 
 FIELDS = [Field("name", "short"), Field("phone", "short"), Field("content", "long")]
 
@@ -34,6 +35,26 @@ def test_explain_sums_term_frequency_times_weight(featurizer):
     explained = featurizer.explain({"name": "张三", "content": "物业乱收费，物业不管"})
     assert ("content", "物业", 2.0) in explained
     assert ("name", "张三", 2.0) in explained
+
+
+def test_explain_sums_term_frequency_times_the_words_weight_under_a_weighting():
+    featurizer = Featurizer(FIELDS, weighting=Weighting("tfidf"))
+    explained = featurizer.explain({"name": "张三", "content": "物业乱收费，物业不管"})
+    assert ("content", "物业", 2 * idf("物业")) in explained
+    assert ("name", "张三", 2.0) in explained
+
+
+def test_a_weighting_leaves_short_fields_at_their_own_weight():
+    featurizer = Featurizer(FIELDS, weighting=Weighting("tfidf", "minmax", noun=2.0, title=5.0))
+    assert list(featurizer.segments({"name": "张 三"})) == [([f"name{SEPARATOR}张三"], 2.0)]
+
+
+def test_a_weighted_text_over_one_chunk_weighs_its_words_by_the_whole_texts_lengths():
+    featurizer = Featurizer(FIELDS, weighting=Weighting("tf", "minmax"))
+    text = "综上所述。" + "业主乱收费。" * 12_000  # the longest word only in the first chunk
+    segments = list(featurizer.segments({"content": text}))
+    assert len([words for words, _ in segments if words[0] == "乱收费"]) >= 2  # in every chunk
+    assert {weight for words, weight in segments if words[0] == "乱收费"} == {1.5}
 
 
 @pytest.mark.parametrize("blank", [None, "", "   ", "\u3000"])

@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from benchmarks.quality import dataset as dsmod
-from benchmarks.quality import methods, options, shingles
+from benchmarks.quality import methods, options, shingles, weightings
 from benchmarks.quality.dataset import GUARD, Dataset, Row, generate
 from benchmarks.quality.score import INDIRECT, components, score
 
@@ -164,3 +164,16 @@ def test_the_default_rule_compared_pair_by_pair_is_the_schemes_as_written_eviden
     probe = dict(zip((r["id"] for r in small.rows), scheme.probes(small.rows)))
     assert pairs and all(bool(scheme.relate(probe[a], probe[b])[1] & WRITTEN) == ((a, b) in accepted)
                          for a, b in (p.ids for p in pairs))
+
+
+def test_the_weightings_table_has_a_row_per_weighting_and_scope_with_figures_in_range():
+    ds = generate(250, seed=5)
+    lines = weightings.table(ds, ds, ds.rows[:60], [[1, 2]])
+    rows = [line.split(" | ") for line in lines[2:]]
+    assert len(rows) == len(weightings.WEIGHTINGS) * len(weightings.SCOPES)
+    assert all(0.0 <= float(x.strip(" |")) <= 1.0 for row in rows for x in row[2:])
+
+
+def test_the_papers_variants_of_ours_keep_the_papers_term_frequency():
+    paper = dict(methods.OURS)["paper: SimHash k=3 4x16"]
+    assert methods.make_config(paper).featurizer().weighting.plain

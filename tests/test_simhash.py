@@ -14,6 +14,7 @@ from benchmarks.corpus import documents, reviews
 from dedup_pipeline.features import SEPARATOR, Featurizer, Field
 from dedup_pipeline.tokenize import cutter
 from dedup_pipeline.simhash import feature_hash, fingerprint, fingerprint_many, hamming
+from dedup_pipeline.weighting import Weighting
 
 FIELDS = [Field("title", "short"), Field("name", "short"), Field("content", "long")]
 
@@ -139,6 +140,42 @@ def test_batch_path_is_bit_identical_to_the_one_row_path(featurizer):
     assert [int(x) for x in batch] == [fingerprint(r, featurizer) for r in rows]
 
 
+# every option of weighting.py, alone and together (the last two read the row: text and title)
+WEIGHTINGS = [Weighting("tfidf"), Weighting("tfidf", "normal"), Weighting("tf", "minmax"),
+              Weighting(noun=2.0, verb=1.5), Weighting(marker=5.0), Weighting(title=5.0),
+              Weighting("tfidf", "minmax", noun=1.5, verb=1.2, marker=5.0, title=5.0)]
+
+
+@pytest.mark.parametrize("weighting", WEIGHTINGS, ids=repr)
+def test_batch_path_is_bit_identical_to_the_one_row_path_with_every_weighting(weighting):
+    featurizer = Featurizer(FIELDS, weighting=weighting)
+    rows = rows_from_corpus(1500) + [{"title": "物业", "content": "物业乱收费，" * 15_000}]  # over one chunk
+    assert [int(x) for x in fingerprint_many(rows, featurizer)] == [fingerprint(r, featurizer) for r in rows]
+
+
+@pytest.mark.parametrize("weighting", WEIGHTINGS[-1:], ids=repr)
+@pytest.mark.parametrize("punctuation, prefer_fast", [("space", False), ("keep", True), ("remove", True)])
+def test_weighted_batch_path_equals_one_row_path_with_every_tokenizer_and_punctuation_mode(
+        weighting, punctuation, prefer_fast):
+    featurizer = Featurizer(FIELDS, punctuation, cutter(punctuation, prefer_fast), weighting)
+    rows = rows_from_corpus(400)
+    assert [int(x) for x in fingerprint_many(rows, featurizer)] == [fingerprint(r, featurizer) for r in rows]
+
+
+def test_a_weighted_fingerprint_does_not_depend_on_the_other_rows_of_the_batch():
+    # the IDF table is jieba's, not the rows': a batch and an incremental check agree
+    featurizer = Featurizer(FIELDS, weighting=Weighting("tfidf", "minmax", title=5.0))
+    rows = rows_from_corpus(300)
+    together = [int(x) for x in fingerprint_many(rows, featurizer)]
+    assert together == [int(fingerprint_many([r], featurizer)[0]) for r in rows]
+
+
+def test_tfidf_moves_the_fingerprint_of_a_text_with_rare_words():
+    text = "信访人反映物业乱收费的问题"
+    plain = fingerprint({"content": text}, Featurizer(FIELDS))
+    assert fingerprint({"content": text}, Featurizer(FIELDS, weighting=Weighting("tfidf"))) != plain
+
+
 @pytest.mark.parametrize("punctuation, prefer_fast", [("space", False), ("keep", True), ("remove", True)])
 def test_batch_path_equals_one_row_path_with_every_tokenizer_and_punctuation_mode(punctuation, prefer_fast):
     featurizer = Featurizer(FIELDS, punctuation, cutter(punctuation, prefer_fast))
@@ -152,6 +189,17 @@ def test_batch_path_equals_one_row_path_with_every_tokenizer_and_punctuation_mod
     "content": st.one_of(st.none(), st.text(alphabet=st.sampled_from("物业乱收费的了 ，。ab1😀\u0301"), max_size=60)),
 }), max_size=12))
 def test_batch_path_equals_one_row_path_on_any_rows(featurizer, rows):
+    assert [int(x) for x in fingerprint_many(rows, featurizer)] == [fingerprint(r, featurizer) for r in rows]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(WEIGHTINGS), st.lists(st.fixed_dictionaries({
+    "title": st.one_of(st.none(), st.text(alphabet=st.sampled_from("物业收费综上所述 a"), max_size=10)),
+    "content": st.one_of(st.none(), st.text(alphabet=st.sampled_from("物业乱收费综上所述的了 ，。ab1😀\u0301"),
+                                            max_size=60)),
+}), max_size=12))
+def test_weighted_batch_path_equals_one_row_path_on_any_rows(weighting, rows):
+    featurizer = Featurizer(FIELDS, weighting=weighting)
     assert [int(x) for x in fingerprint_many(rows, featurizer)] == [fingerprint(r, featurizer) for r in rows]
 
 

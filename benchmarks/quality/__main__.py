@@ -5,7 +5,8 @@
 
 Generates the test set (--seed) and a dev set (--dev-seed); every peer's settings (and the
 best variant of ours) are chosen by F1 on the dev set and reported on the test set. Prints
-the table; writes RESULTS.md on a full run (or to --out). --sqlite also writes the test set
+the table; writes RESULTS.md on a full run (or to --out). `--methods weightings` prints only
+the table of the SimHash scheme's weightings (weightings.py) on dev, test and the sample. --sqlite also writes the test set
 as an SQLite table with a configuration for `dedup-pipeline batch --config`. Last line, for
 our default: precision=<p> recall=<r> f1=<f> best_peer=<name> best_peer_f1=<f> batch_s=<t>
 """
@@ -25,6 +26,7 @@ from pathlib import Path
 from . import dataset as dsmod
 from . import methods as m
 from . import options as opt
+from . import weightings as wt
 from .sample import sample_scores, template_sample
 from .score import Score, score
 
@@ -244,7 +246,16 @@ def options_section(test: dsmod.Dataset, dev: dsmod.Dataset, log) -> list[str]:
             "later row (what an incremental check sees when it arrives).", "", *lines]
 
 
-def markdown(args, test, dev, results, tunings, command: str, options: list[str] | None = None) -> str:
+def weightings_section(test: dsmod.Dataset, dev: dsmod.Dataset, log) -> list[str]:
+    """The seeds' weightings of the SimHash scheme beside the paper's term frequency (weightings.py)."""
+    start = time.perf_counter()
+    lines = wt.table(dev, test, *template_sample())
+    log(f"measured the SimHash weightings in {time.perf_counter() - start:.1f} s")
+    return [wt.__doc__.split("\n\n")[1].replace("\n", " "), "", *lines]
+
+
+def markdown(args, test, dev, results, tunings, command: str, options: list[str] | None = None,
+             weightings: list[str] | None = None) -> str:
     """RESULTS.md."""
     ours_default = next((r for r in results if r.method.name == "ours: default"), None)
     peers = [r for r in results if not r.ours]
@@ -290,6 +301,8 @@ def markdown(args, test, dev, results, tunings, command: str, options: list[str]
         "",
         *(["## Another submitter's text: the rules compared pair by pair (issue 22)", "", *options, ""]
           if options else []),
+        *(["## The SimHash scheme's weightings of long text (seeds 002 and 004; issue 22)", "", *weightings, ""]
+          if weightings else []),
         "",
         "## Breakdowns",
         "",
@@ -325,6 +338,10 @@ def main(argv: list[str] | None = None) -> None:
     log(f"generated test ({len(test.rows):,} rows) and dev sets in {time.perf_counter() - start:.1f} s")
     if args.sqlite:
         log(f"wrote {args.sqlite} and its config {write_sqlite(test, args.sqlite)}")
+    weightings = weightings_section(test, dev, log) if wanted("weightings", filters) else None
+    if filters == ["weightings"]:
+        print("\n".join(weightings))
+        return
     methods, tunings = build_methods(dev, filters, log)
     results = run_all(methods, test, log)
     command = "python -m benchmarks.quality" + "".join(
@@ -333,7 +350,7 @@ def main(argv: list[str] | None = None) -> None:
     out = args.out or (DEFAULT_OUT if not filters else None)
     if out:
         options = options_section(test, dev, log) if wanted("ours: default", filters) else None
-        out.write_text(markdown(args, test, dev, results, tunings, command, options), encoding="utf-8")
+        out.write_text(markdown(args, test, dev, results, tunings, command, options, weightings), encoding="utf-8")
         log(f"wrote {out}")
     print("\n".join(main_table(results)))
     print_last_line(results)

@@ -74,13 +74,22 @@ def library_pairs(config, rows: Rows) -> set[Pair]:
     return set(zip(ids[i].tolist(), ids[j].tolist()))
 
 
+PAPER_TF = {"weighting": "tf", "length": "none"}  # the paper's plain term frequency (seed 003)
+
 OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("default", {}),
     ("paper: SimHash k=3 4x16", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
-                                 "fingerprint": {"k": 3}}),
-    ("SimHash k=6 8x8", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1}, "fingerprint": {"k": 6}}),
+                                 "fingerprint": {"k": 3, **PAPER_TF}}),
+    ("SimHash k=6 8x8", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1},
+                         "fingerprint": {"k": 6, **PAPER_TF}}),
     ("SimHash content only k=3", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+                                  "fingerprint": PAPER_TF,
                                   "fields": {f: "ignore" for f in ("title", "name", "phone", "address", "category")}}),
+    # the blocks scheme's default weighting since issue 22 (TF-IDF x word length; benchmarks/quality/weightings.py)
+    ("SimHash k=3 4x16, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+                                                "fingerprint": {"k": 3}}),
+    ("SimHash k=6 8x8, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1},
+                                               "fingerprint": {"k": 6}}),
     # the options of the shingles scheme, one change from the default each
     ("shingles of 3 characters", {"scheme": {"size": 3}}),
     ("no containment test", {"scheme": {"containment": 1.0}}),
@@ -105,11 +114,17 @@ OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
 ]
 
 
+WEIGHT_KEYS = ("noun_weight", "verb_weight", "marker_weight", "title_weight")
+
+
 def describe(config) -> str:
     """The settings that decide what ours reports: scheme, its parameters, the fields and roles."""
     sc = config.scheme
     if sc.name == "blocks":
-        scheme = f"blocks: SimHash k={config.fingerprint.k}, {sc.blocks} blocks (keys of {sc.key_blocks})"
+        fp = config.fingerprint
+        scheme = (f"blocks: SimHash k={fp.k}, {sc.blocks} blocks (keys of {sc.key_blocks}), "
+                  f"weighting={fp.weighting}, length={fp.length}"
+                  + "".join(f", {key}={getattr(fp, key):g}" for key in WEIGHT_KEYS if getattr(fp, key) != 1.0))
     else:
         params = {k: v for k, v in asdict(sc).items() if k not in ("name", "blocks", "key_blocks")}
         scheme = f"{sc.name}: " + ", ".join(f"{k}={','.join(v) if isinstance(v, (list, tuple)) else v}"
