@@ -47,10 +47,10 @@ class FingerprintConfig:
     k: int = 3
     punctuation: str = "space"
     tokenizer: str = "auto"
-    # how the words of long fields weigh (weighting.py). The paper's is "tf", "none"; TF-IDF times
-    # word length measured clearly better on the dev set (benchmarks/quality/RESULTS.md)
-    weighting: str = "tfidf"
-    length: str = "minmax"
+    # how the words of long fields weigh (weighting.py): the paper's plain term frequency; the
+    # seeds' weightings are options, measured in benchmarks/quality/RESULTS.md
+    weighting: str = "tf"
+    length: str = "none"
     noun_weight: float = 1.0
     verb_weight: float = 1.0
     marker_weight: float = 1.0

@@ -42,15 +42,15 @@ def test_dedup_config_names_the_file(tmp_path):
     assert load_config(env={"DEDUP_CONFIG": str(EXAMPLE)}).path == str(EXAMPLE)
 
 
-def test_the_words_weigh_by_tfidf_times_word_length_by_default():
+def test_the_words_weigh_by_the_papers_term_frequency_by_default():
     config = parse_config(minimal(), {})
-    assert (config.fingerprint.weighting, config.fingerprint.length) == ("tfidf", "minmax")
-    assert config.featurizer().weighting == Weighting("tfidf", "minmax")
-
-
-def test_the_papers_term_frequency_is_one_setting_away():
-    config = parse_config(minimal(fingerprint={"weighting": "tf", "length": "none"}), {})
+    assert (config.fingerprint.weighting, config.fingerprint.length) == ("tf", "none")
     assert config.featurizer().weighting.plain
+
+
+def test_tfidf_times_word_length_is_one_setting_away():
+    config = parse_config(minimal(fingerprint={"weighting": "tfidf", "length": "minmax"}), {})
+    assert config.featurizer().weighting == Weighting("tfidf", "minmax")
 
 
 def test_the_seed_004_weights_reach_the_featurizer():
