@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Mapping, Sequence
 
+from .errors import DedupError
 from .text import normalize
 from .tokenize import Cut, cutter, stop_words, words
 
@@ -41,7 +42,7 @@ class Field:
 Segment = tuple[list[str], float]
 
 
-class FeatureError(ValueError):
+class FeatureError(DedupError, ValueError):
     """A value that cannot be read as text (bytes in the wrong encoding, an unknown type)."""
 
 

@@ -14,6 +14,7 @@ The pointer's `run` is "" before the first batch: no buckets yet (rows that `ded
 add` files are found as fresh rows, store.py). While a batch builds, `building` names it and
 every write to the index is also logged in `changes`, for the batch to decide those rows
 again after its switch. The pointer also says how its buckets are keyed (`bucket_bits`).
+pymongo's errors are raised as StoreError (mongo.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from pymongo.collection import Collection
 from pymongo.database import Database
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
+from .mongo import guarded
+
 RUNS, CHANGES, LIVE = "runs", "changes", "live"
 RESULTS = ("matches", "groups")
 GENERATION = ("blocks", "manifest", *RESULTS)  # the collections a run builds
@@ -40,6 +43,7 @@ def named(name: str, run: str) -> str:
     return f"{name}__{run}" if run else name
 
 
+@guarded
 def pointer(db: Database) -> dict[str, Any]:
     """The live pointer, created (no run yet, nothing building) if missing."""
     found = db[RUNS].find_one({"_id": LIVE})
@@ -52,17 +56,20 @@ def pointer(db: Database) -> dict[str, Any]:
     return found
 
 
+@guarded
 def live(db: Database, name: str) -> Collection:
     """The live generation's collection `name`."""
     return db[named(name, pointer(db)["run"])]
 
 
+@guarded
 def current_run(db: Database) -> dict[str, Any] | None:
     """The live pointer with the summary of its run, or None before the first batch."""
     found = pointer(db)
     return found if found["run"] else None
 
 
+@guarded
 def new_run(db: Database, settings: dict[str, Any]) -> str:
     """Start building a generation: drop what dead runs left, clear the change log, and
     mark the run as building (from then on, live writes are logged)."""
@@ -79,6 +86,7 @@ def new_run(db: Database, settings: dict[str, Any]) -> str:
     return run
 
 
+@guarded
 def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> None:
     """Every pair once, as row ids, a's row before b's (distance: Hamming bits, or
     1 − similarity for shingles), PER_DOCUMENT pairs a document: {"a": [..], "b": [..],
@@ -90,18 +98,21 @@ def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.nd
     insert_all(db[named("matches", run)], docs)
 
 
+@guarded
 def read_matches(db: Database, run: str) -> list[tuple]:
     """The run's pairs (a, b, distance), in the order written."""
     return [pair for doc in db[named("matches", run)].find().sort("_id", 1)
             for pair in zip(doc["a"], doc["b"], doc["distance"])]
 
 
+@guarded
 def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
     """Groups of two or more rows, largest first, PER_DOCUMENT rows (or one group) a
     document: {"groups": [[row, ...], ...]}."""
     insert_all(db[named("groups", run)], ({"_id": n, "groups": part} for n, part in enumerate(_filled(groups))))
 
 
+@guarded
 def read_groups(db: Database, run: str) -> list[list]:
     """The run's groups, in the order written."""
     return [group for doc in db[named("groups", run)].find().sort("_id", 1) for group in doc["groups"]]
@@ -120,6 +131,7 @@ def _filled(groups: Iterable[list]) -> Iterator[list[list]]:
         yield part
 
 
+@guarded
 def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) -> int:
     """Insert a stream of documents, `per_request` a round trip (20 of these results
     documents: a few MB); returns how many."""
@@ -130,6 +142,7 @@ def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) 
     return count
 
 
+@guarded
 def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:
     """Make the run's generation live in one write, then drop the generations before the
     one it replaces. `bucket_bits`: how its block index buckets keys (store.py)."""
@@ -147,6 +160,7 @@ def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0
         drop_generation(db, "")  # the plain names `add` fills before any batch
 
 
+@guarded
 def drop_generation(db: Database, run: str) -> None:
     existing = set(db.list_collection_names())
     for name in GENERATION:

@@ -32,7 +32,6 @@ store read, else the write is made again, logged.
 
 from __future__ import annotations
 
-import re
 import time
 from contextlib import ExitStack, contextmanager
 from itertools import islice
@@ -45,9 +44,10 @@ from bson import Binary
 from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from . import results
+from . import mongo, results
 from .config import ENV_MONGO_URI, Config, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
+from .errors import StoreError
 
 ROWS, BLOCKS, MANIFEST, SYNC = "rows", "blocks", "manifest", "sync"
 IN_IDS = 20  # values per $in: SecantusDB's $in slows with the square of the list (20: the fastest worker of 10, 20, 50, 200)
@@ -62,10 +62,6 @@ HEARTBEAT_MS = 30_000
 FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often
 DUPLICATE_KEY = 11000
 _MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
-
-
-class StoreError(RuntimeError):
-    """MongoDB cannot be reached or refused a write; the message names the server."""
 
 
 # BSON has no unsigned 64-bit integer: fingerprints are stored as signed int64 (two's
@@ -151,7 +147,7 @@ def connect(uri: str) -> Iterator[pymongo.MongoClient]:
     except (PyMongoError, ValueError) as e:
         if client is not None:
             client.close()
-        raise StoreError(f"cannot reach MongoDB at {mask_url(uri)}: {_reason(e)}; check that it is "
+        raise StoreError(f"cannot reach MongoDB at {mask_url(uri)}: {mongo.reason(e)}; check that it is "
                          f"running and reachable, and [store] mongo_uri (or {ENV_MONGO_URI})") from None
     try:
         yield client
@@ -164,26 +160,16 @@ def _embedded(config: Config) -> Iterator[EmbeddedMongo]:
     folder = Path(config.store.data_dir) / "mongo"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        mongo = EmbeddedMongo().start(folder)
+        server = EmbeddedMongo().start(folder)
     except (EmbeddedMongoError, OSError) as e:
         raise StoreError(f"cannot start the embedded MongoDB: {e}; or set {ENV_MONGO_URI} "
                          f"to use a MongoDB server") from None
-    with mongo:
-        yield mongo
+    with server:
+        yield server
 
 
-@contextmanager
-def _errors(where: str) -> Iterator[None]:
-    try:
-        yield
-    except PyMongoError as e:
-        raise StoreError(f"MongoDB at {where}: {_reason(e)}; a row is written whole or not at "
-                         f"all: run the command again once MongoDB answers") from None
-
-
-def _reason(error: Exception) -> str:
-    text = str(error).split(", Timeout:")[0]  # drop pymongo's topology dump
-    return mask_url(re.sub(r" \(configured timeouts:[^)]*\)", "", text))
+def _errors(where: str) -> Any:
+    return mongo.errors(where, f"a row is written whole or not at all: {mongo.AGAIN}")
 
 
 class MongoStore:

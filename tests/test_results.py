@@ -2,8 +2,11 @@
 switch; a store following the live generation re-makes a write the switch overtook."""
 
 import numpy as np
+import pymongo
+import pytest
 
 from dedup_pipeline import results
+from dedup_pipeline.errors import StoreError
 from dedup_pipeline.store import MongoStore, Record
 
 
@@ -91,3 +94,11 @@ def test_pairs_and_groups_are_read_back_as_written_across_documents(mongo_db, mo
         (ids[a], ids[b], n / 10) for n, (a, b) in enumerate(zip(i.tolist(), j.tolist()))]
     assert results.read_groups(mongo_db, run) == groups
     assert mongo_db[results.named("matches", run)].count_documents({}) == 3
+
+
+def test_an_unreachable_mongodb_is_a_store_error_naming_the_database():
+    client = pymongo.MongoClient("mongodb://127.0.0.1:1", serverSelectionTimeoutMS=200)
+    with pytest.raises(StoreError) as refused:
+        results.current_run(client.dedup)
+    assert "MongoDB at database dedup" in str(refused.value)
+    client.close()
