@@ -110,7 +110,7 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
         start = time.perf_counter()
         scheme = scheme_of(config)
         if algorithm == "single-pass":
-            similar = Similar(single_pass_pairs(read.fingerprints, config.fingerprint.k), np.arange(len(read.ids)))
+            similar = _single_pass(read.fingerprints, config.fingerprint.k)
         else:
             similar = scheme.similar(read.table if read.table is not None else read.fingerprints)
         pairs = similar.linked()
@@ -124,6 +124,15 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
                          copies=int(np.count_nonzero(similar.original != np.arange(len(read.ids)))))
     _store(config, store, result, read, held)
     return result
+
+
+def _single_pass(fingerprints: np.ndarray, k: int) -> Similar:
+    """The paper's Single-Pass pairs as the blocks give them: rows of one fingerprint are
+    copies of the first of them (pairs.Similar), the other pairs listed."""
+    i, j, d = single_pass_pairs(fingerprints, k)
+    _, first, inverse = np.unique(fingerprints, return_index=True, return_inverse=True)
+    different = fingerprints[i] != fingerprints[j]
+    return Similar((i[different], j[different], d[different]), first[inverse.ravel()].astype(np.int64))
 
 
 class _Read(NamedTuple):

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from dedup_pipeline.cli import main
-from dedup_pipeline.config import load_config
+from dedup_pipeline.config import default_config_text, load_config
 from dedup_pipeline.simhash import fingerprint, to_hex
 from dedup_pipeline.store import open_store
 
@@ -124,10 +124,22 @@ def test_batch_refuses_to_overlap_a_running_batch(run):
     assert result.exit_code == 1 and "another batch is running (other:1" in result.output
 
 
+def blocks_config(folder):
+    """The built-in configuration with the paper's SimHash scheme; returns its path."""
+    path = folder / "blocks.toml"
+    path.write_text(default_config_text().replace('name = "shingles"', 'name = "blocks"'), encoding="utf-8")
+    return str(path)
+
+
 def test_single_pass_batch_finds_the_same_pairs_as_block_classification(run, tmp_path):
-    outputs = {}
+    outputs, config = {}, blocks_config(tmp_path)
     for algorithm in ("blocks", "single-pass"):
-        run("batch", "--algorithm", algorithm)
-        run("report", "--out", f"{algorithm}.jsonl")
+        assert run("batch", "--config", config, "--algorithm", algorithm).exit_code == 0
+        run("report", "--config", config, "--out", f"{algorithm}.jsonl")
         outputs[algorithm] = (tmp_path / f"{algorithm}.jsonl").read_text(encoding="utf-8")
     assert outputs["blocks"] == outputs["single-pass"] and outputs["blocks"]
+
+
+def test_single_pass_batch_with_shingles_is_refused_as_a_configuration_error(run):
+    result = run("batch", "--algorithm", "single-pass")
+    assert result.exit_code == 2 and "single-pass compares SimHash fingerprints" in result.stderr
