@@ -95,7 +95,7 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
 
 def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], processes: int | None,
          algorithm: str) -> BatchResult:
-    run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
+    run = results.new_run(store.db, config.masked(), scheme_of(config).settings)  # before reading: later writes are logged
     seconds: dict[str, float] = {}
     with (chunks_mapped(config, processes, _scheme, _chunk) as sketched,
           tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch):

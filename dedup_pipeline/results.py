@@ -7,14 +7,17 @@ one whole, whatever moment a batch is killed at. The previous generation is kept
 next switch, so a reader that resolved it just before keeps reading whole results.
 
     runs: {"_id": "live", "run": "<run>", "building": "<run>"|None, "summary": {...},
-           "settings": {...}, "finished_at": <date>}
-          {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...}}
+           "settings": {...}, "scheme": "<scheme settings>", "finished_at": <date>}
+          {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...},
+           "scheme": "<scheme settings>"}
 
 The pointer's `run` is "" before the first batch: no buckets yet (rows that `dedup-pipeline
 add` files are found as fresh rows, store.py). While a batch builds, `building` names it and
 every write to the index is also logged in `changes`, for the batch to decide those rows
-again after its switch. The pointer also says how its buckets are keyed (`bucket_bits`).
-pymongo's errors are raised as StoreError (mongo.py).
+again after its switch. The pointer also says how its buckets are keyed (`bucket_bits`), and
+with which scheme settings (`schemes.Scheme.settings`) its keys were made: a store refuses a
+user of other settings (store.MongoStore.require). pymongo's errors are raised as StoreError
+(mongo.py).
 """
 
 from __future__ import annotations
@@ -70,15 +73,17 @@ def current_run(db: Database) -> dict[str, Any] | None:
 
 
 @guarded
-def new_run(db: Database, settings: dict[str, Any]) -> str:
-    """Start building a generation: drop what dead runs left, clear the change log, and
-    mark the run as building (from then on, live writes are logged)."""
+def new_run(db: Database, settings: dict[str, Any], scheme: str = "") -> str:
+    """Start building a generation, its keys made with the `scheme` settings: drop what dead
+    runs left, clear the change log, and mark the run as building (from then on, live writes
+    are logged)."""
     live_runs = _kept(pointer(db))
     for stale in db[RUNS].find({"state": "building"}):
         if stale["_id"] not in live_runs:
             drop_generation(db, stale["_id"])
     run = f"{_now():%Y%m%dT%H%M%S%f}-{os.getpid()}"
-    db[RUNS].insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings})
+    db[RUNS].insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings,
+                         "scheme": scheme})
     # Cleared before `building` is set: a write that lands in between came before this
     # run read the table; one after it is logged.
     db[CHANGES].delete_many({})
@@ -149,10 +154,10 @@ def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0
     # The new generation is made durable first: a crash after the switch finds it whole.
     _sync(db)
     previous = pointer(db)["run"]
-    settings = db[RUNS].find_one({"_id": run})["settings"]
+    built = db[RUNS].find_one({"_id": run})
     _journaled(db).update_one({"_id": LIVE}, {"$set": {
         "run": run, "building": None, "previous": previous, "summary": summary, "bucket_bits": bucket_bits,
-        "settings": settings, "finished_at": _now()}})
+        "settings": built["settings"], "scheme": built.get("scheme", ""), "finished_at": _now()}})
     db[RUNS].update_one({"_id": run}, {"$set": {"state": "done"}})
     for old in db[RUNS].find({"_id": {"$nin": [LIVE, run, previous]}}):
         drop_generation(db, old["_id"])

@@ -32,6 +32,7 @@ store read, else the write is made again, logged.
 
 from __future__ import annotations
 
+import re
 import time
 from contextlib import ExitStack, contextmanager
 from itertools import islice
@@ -45,7 +46,7 @@ from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, PyMongoError
 
 from . import mongo, results
-from .config import ENV_MONGO_URI, Config, mask_url
+from .config import ENV_MONGO_URI, Config, ConfigError, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
 from .errors import StoreError
 
@@ -94,6 +95,7 @@ class BlockStore(Protocol):
     def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int: ...
     def remove(self, table: str, rows: Sequence) -> int: ...
     def sync(self) -> None: ...
+    def require(self, scheme: str) -> None: ...
 
 
 def row_key(table: str, row: Any) -> str:
@@ -179,12 +181,26 @@ class MongoStore:
         self.db = db
         self.rows = db[ROWS]
         self.where = where or f"database {db.name}"
+        self.scheme = ""  # the scheme settings this store's user files and looks up with
         with _errors(self.where):
             self._use(results.pointer(db))
+
+    def require(self, scheme: str) -> None:
+        """Refuse (ConfigError) to serve a user whose scheme settings (opaque) differ from
+        those the live generation was built with, now and whenever it changes: its keys
+        would not be the buckets' keys, and every lookup would miss."""
+        self.scheme = scheme
+        with _errors(self.where):
+            self._follow(now=True)
 
     # -- following the live generation
 
     def _use(self, live: dict) -> None:
+        built = live.get("scheme")
+        if built and self.scheme and built != self.scheme:
+            raise ConfigError(f"the live batch (run {live['run']}, MongoDB at {self.where}) was made with other "
+                              f"scheme settings ({_differences(built, self.scheme)}): run `dedup-pipeline batch` "
+                              f"with this configuration first, or use the one that batch ran with")
         self.generation, self.building = live["run"], live.get("building")
         self.bucket_bits = live.get("bucket_bits", 0)
         self.blocks = self.db[results.named(BLOCKS, self.generation)]
@@ -353,6 +369,15 @@ class MongoStore:
                 {"_id": SYNC}, {"$inc": {"writes": 1}}, upsert=True)
 
 
+def _differences(built: str, wanted: str, shown: int = 3) -> str:
+    """The `name=value` items of two settings texts that differ, as "x there, y here"."""
+    items = re.compile(r"(\w+)=('[^']*'|\([^()]*\)|[^,()]+)")
+    there, here = items.findall(built), items.findall(wanted)
+    changed = [f"{key}={value} there, {new} here" for key, value in there if (key, value) not in here
+               for new in [next((v for k, v in here if k == key and (k, v) not in there), None)] if new]
+    return "; ".join(changed[:shown]) or "they differ"
+
+
 class MemoryStore:
     """The same store in a dict, for fast unit tests of what uses one: no buckets, every
     row fresh."""
@@ -378,6 +403,9 @@ class MemoryStore:
 
     def sync(self) -> None:
         pass
+
+    def require(self, scheme: str) -> None:
+        pass  # one user, one scheme: nothing to refuse
 
 
 def _document(record: Record, fresh: bool) -> dict:

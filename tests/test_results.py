@@ -6,6 +6,8 @@ import pymongo
 import pytest
 
 from dedup_pipeline import results
+from dedup_pipeline import store as store_module
+from dedup_pipeline.config import ConfigError
 from dedup_pipeline.errors import StoreError
 from dedup_pipeline.store import MongoStore, Record
 
@@ -102,3 +104,13 @@ def test_an_unreachable_mongodb_is_a_store_error_naming_the_database():
         results.current_run(client.dedup)
     assert "MongoDB at database dedup" in str(refused.value)
     client.close()
+
+
+def test_a_store_refuses_its_user_once_a_batch_of_other_scheme_settings_goes_live(mongo_db, monkeypatch):
+    monkeypatch.setattr(store_module, "FOLLOW_S", 0)
+    store = MongoStore(mongo_db)
+    store.require("(SchemeConfig(name='shingles'),)")
+    store.lookup("petition", {1: [5]})
+    results.switch(mongo_db, results.new_run(mongo_db, {}, "(SchemeConfig(name='blocks'),)"), {"rows": 0})
+    with pytest.raises(ConfigError, match="name='blocks' there, 'shingles' here"):
+        store.lookup("petition", {1: [5]})
