@@ -206,22 +206,21 @@ def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: s
               help="Fingerprint each row of this CSV file (header names the columns).")
 @click.option("--field", "field_name", help="The long field a TEXT argument fills "
               "(default: the first long field of the configuration).")
-@click.option("--explain", is_flag=True, help="Also list the features and weights behind each fingerprint.")
+@click.option("--explain", is_flag=True, help="Also list the features and weights behind a SimHash "
+              "fingerprint, or the text a shingles sketch compares and where its keys come from.")
 def fingerprint(config: Config, text: str | None, csv_path: str | None, field_name: str | None,
                 explain: bool) -> None:
-    """Print the hex SimHash fingerprint of a TEXT (argument or stdin) or of CSV rows.
+    """Print what the configured scheme files of a TEXT (argument or stdin) or of CSV rows:
+    the hex fingerprint, then its block keys (SimHash), or its shingle counts, keys and
+    submitter hashes (shingles).
 
     Example: echo "小区物业乱收费，再次反映" | dedup-pipeline fingerprint --explain
     """
-    from .simhash import fingerprint as fingerprint_row, to_hex
+    from .explain import filed, render_filed
 
-    featurizer = config.featurizer()
     for label, row in _input_rows(config, text, csv_path, field_name):
-        fp = to_hex(fingerprint_row(row, featurizer))
-        click.echo(f"{label}\t{fp}" if label is not None else fp)
-        if explain:
-            for field, feature, weight in featurizer.explain(row):
-                click.echo(f"  {weight:>8g}  {field}  {feature}")
+        [entry] = filed(config, [row], explain)
+        click.echo(render_filed(entry, label))
 
 
 def _input_rows(config: Config, text: str | None, csv_path: str | None, field_name: str | None):
