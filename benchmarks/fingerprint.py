@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks.corpus import documents  # noqa: E402
 from dedup_pipeline.config import parse_config  # noqa: E402
 from dedup_pipeline.features import Featurizer, Field  # noqa: E402
-from dedup_pipeline.parallel import fingerprint_chunks  # noqa: E402
+from dedup_pipeline.parallel import chunks_mapped  # noqa: E402
+from dedup_pipeline.schemes import Scheme, scheme_of  # noqa: E402
 from dedup_pipeline.simhash import fingerprint_many  # noqa: E402
 from dedup_pipeline.tokenize import cutter, tokenizer_name  # noqa: E402
 
@@ -52,14 +53,21 @@ def measure(length: int, count: int) -> tuple[float, float]:
     return fp, tok
 
 
+def probes(rows: list[dict], scheme: Scheme) -> list:
+    return scheme.probes(rows)
+
+
 def parallel_speedup(count: int) -> float:
+    """Fingerprinting on every core as the batch does it, through the scheme (SimHash here)."""
     rows = [{"content": t} for t in documents(150, count)]
     chunks = [rows[i:i + CHUNK] for i in range(0, len(rows), CHUNK)]
-    config = parse_config({"source": {"url": "sqlite://", "table": "t"}, "fields": {"content": "long"}}, {})
+    config = parse_config({"source": {"url": "sqlite://", "table": "t"}, "fields": {"content": "long"},
+                           "scheme": {"name": "blocks"}}, {})
     timings = {}
     for processes in (1, os.cpu_count() or 1):
         start = time.perf_counter()
-        list(fingerprint_chunks(chunks, config, processes=processes))
+        with chunks_mapped(config, processes, scheme_of, probes) as mapped:
+            list(mapped(chunks))
         timings[processes] = time.perf_counter() - start
         print(f"{processes} process(es): {count / timings[processes]:,.0f} rows/s "
               f"(pool start-up included)")

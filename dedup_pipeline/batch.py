@@ -22,8 +22,9 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from . import matchtable, results
-from .config import Config
+from .config import Config, ConfigError
 from .incremental import Incremental, content_hash
+from .lock import Lease
 from .pairs import Similar, groups, single_pass_pairs
 from .parallel import chunks_mapped
 from .schemes import Scheme, scheme_of
@@ -68,12 +69,33 @@ class Chunk(NamedTuple):
     table: SketchTable | None  # what the scheme compares, for shingles (its keys are `keys`)
 
 
+ALGORITHMS = ("blocks", "single-pass")
+
+
+def check_algorithm(config: Config, algorithm: str) -> None:
+    """Refuse an algorithm the configured scheme has not: single-pass compares SimHash
+    fingerprints (the paper's baseline)."""
+    if algorithm not in ALGORITHMS:
+        raise ConfigError(f"algorithm {algorithm!r} is unknown; available: {', '.join(ALGORITHMS)}")
+    if algorithm == "single-pass" and config.shingles:
+        raise ConfigError("--algorithm single-pass compares SimHash fingerprints: set [scheme] name = "
+                          "\"blocks\" to use it")
+
+
 def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,
               processes: int | None = None, algorithm: str = "blocks") -> BatchResult:
     """Fingerprint every row of the configured table (in id order), find its pairs and
     groups (by block keys, or by the paper's Single-Pass baseline, O(n^2)), and make them
-    and a rebuilt block index live together."""
-    run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
+    and a rebuilt block index live together, and write them to dedup_match; holding the
+    batch lease (lock.py) throughout, so that two batches never overlap (LockHeld)."""
+    check_algorithm(config, algorithm)
+    with Lease(store.db.locks, "batch"):
+        return _run(config, store, on_progress, processes, algorithm)
+
+
+def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], processes: int | None,
+         algorithm: str) -> BatchResult:
+    run = results.new_run(store.db, config.masked(), scheme_of(config).settings)  # before reading: later writes are logged
     seconds: dict[str, float] = {}
     with (chunks_mapped(config, processes, _scheme, _chunk) as sketched,
           tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch):
@@ -88,7 +110,7 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
         start = time.perf_counter()
         scheme = scheme_of(config)
         if algorithm == "single-pass":
-            similar = Similar(single_pass_pairs(read.fingerprints, config.fingerprint.k), np.arange(len(read.ids)))
+            similar = _single_pass(read.fingerprints, config.fingerprint.k)
         else:
             similar = scheme.similar(read.table if read.table is not None else read.fingerprints)
         pairs = similar.linked()
@@ -102,6 +124,15 @@ def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], No
                          copies=int(np.count_nonzero(similar.original != np.arange(len(read.ids)))))
     _store(config, store, result, read, held)
     return result
+
+
+def _single_pass(fingerprints: np.ndarray, k: int) -> Similar:
+    """The paper's Single-Pass pairs as the blocks give them: rows of one fingerprint are
+    copies of the first of them (pairs.Similar), the other pairs listed."""
+    i, j, d = single_pass_pairs(fingerprints, k)
+    _, first, inverse = np.unique(fingerprints, return_index=True, return_inverse=True)
+    different = fingerprints[i] != fingerprints[j]
+    return Similar((i[different], j[different], d[different]), first[inverse.ravel()].astype(np.int64))
 
 
 class _Read(NamedTuple):
@@ -290,7 +321,7 @@ def _replay(config: Config, store: MongoStore, matches: bool) -> int:
     changes = store.db[results.CHANGES]
     ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
     index = Incremental(store, config)
-    with SqlSource(config) as source:
+    with SqlSource(config) as source, source.errors("check again the rows changed during the batch of"):
         if matches and ids:
             worker = Worker(config, WatchSettings(), source, index, tables(source))
             with source.engine.connect() as conn, conn.begin():

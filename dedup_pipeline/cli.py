@@ -17,10 +17,8 @@ import click
 
 from . import __version__
 from .config import Config, ConfigError, load_config
-from .features import FeatureError
-from .source import SourceError
+from .errors import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, DedupError
 
-EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a SIGINT
 
 
@@ -33,8 +31,9 @@ class CliError(click.ClickException):
 
 
 def with_config(command: Callable) -> Callable:
-    """Adds --config and passes the loaded Config as `config`; maps library errors and
-    Ctrl-C to exit codes."""
+    """Adds --config and passes the loaded Config as `config`. The one place where errors
+    become a line and an exit code: the library's (`DedupError`, each with its code), a
+    file that cannot be read or written, a driver error no module wrapped, and Ctrl-C."""
 
     @click.option("--config", "config_path", type=click.Path(dir_okay=False),
                   help="TOML configuration (default: $DEDUP_CONFIG, else the built-in sample).")
@@ -42,14 +41,35 @@ def with_config(command: Callable) -> Callable:
     def wrapper(config_path: str | None, **kwargs: Any) -> Any:
         try:
             return command(config=load_config(config_path), **kwargs)
-        except ConfigError as e:
-            raise CliError(f"configuration: {e}", EXIT_CONFIG) from None
-        except (SourceError, FeatureError) as e:
-            raise CliError(str(e)) from None
+        except DedupError as e:
+            raise CliError(f"configuration: {e}" if isinstance(e, ConfigError) else str(e), e.exit_code) from None
+        except OSError as e:
+            raise CliError(_os_error(e)) from None
+        except Exception as e:
+            if not _from_a_driver(e):
+                raise
+            raise CliError(_driver_error(e)) from None
         except KeyboardInterrupt:
             raise CliError("interrupted", EXIT_INTERRUPTED) from None
 
     return wrapper
+
+
+def _os_error(error: OSError) -> str:
+    """A filesystem error as one line: what failed, and on which file."""
+    where = f"{error.filename}: " if error.filename else ""
+    return f"{where}{error.strerror or error}"
+
+
+def _from_a_driver(error: Exception) -> bool:
+    """Whether the error is pymongo's or SQLAlchemy's (a failure of a server, not of this code)."""
+    return type(error).__module__.split(".")[0] in ("pymongo", "bson", "sqlalchemy", "pymysql")
+
+
+def _driver_error(error: Exception) -> str:
+    from .watch import describe
+
+    return describe(error)
 
 
 class _Program(click.Group):
@@ -101,29 +121,23 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
 
     Example: dedup-pipeline batch --out fingerprints.csv    (on Spark: dedup-pipeline batch --engine spark)
     """
-    from .batch import run_batch
-    from .lock import Lease, LockHeld
+    from .batch import check_algorithm, run_batch
     from .source import SqlSource
-    from .spark import SparkError, run_spark_batch
-    from .store import StoreError, open_store
+    from .spark import run_spark_batch
+    from .store import open_store
 
-    if algorithm == "single-pass" and config.shingles:
-        raise CliError("--algorithm single-pass compares SimHash fingerprints: set [scheme] name = "
-                       "\"blocks\" to use it", EXIT_CONFIG)
+    check_algorithm(config, algorithm)
     if engine == "spark" and out:
         raise CliError("--out (fingerprints) is for --engine local", EXIT_CONFIG)
     _check_writable(out, "--out")
     run = (functools.partial(run_spark_batch, master=master, partitions=partitions) if engine == "spark"
            else functools.partial(run_batch, processes=processes, algorithm=algorithm))
-    total = SqlSource(config).count()
+    with SqlSource(config) as source:
+        total = source.count()
     click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
-    try:
-        with open_store(config) as store, Lease(store.db.locks, "batch"):
-            with _progress(total, "fingerprinting") as advance:
-                result = run(config, store, advance)
-            written = result.dedup_match
-    except (StoreError, LockHeld, SparkError) as e:
-        raise CliError(str(e)) from None
+    with open_store(config) as store, _progress(total, "fingerprinting") as advance:
+        result = run(config, store, advance)
+    written = result.dedup_match
     rate = result.rows_with_similar / max(result.rows, 1)
     click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "
                f"{result.added:,} new, {result.changed:,} changed, {result.removed:,} removed)")
@@ -180,23 +194,19 @@ def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: s
     Example: dedup-pipeline report --html report.html && dedup-pipeline report --format csv --groups --out groups.csv
     """
     from .reporting import export, write_html_report
-    from .store import StoreError
 
     if not out and not html:
         raise CliError("give --out FILE (pairs or groups) and/or --html FILE", EXIT_CONFIG)
     _check_writable(out, "--out")
     _check_writable(html, "--html")
-    try:
-        if out:
-            with _writing(out, "the export"):
-                count = export(config, out, fmt, want_groups)
-            click.echo(f"{count:,} lines ({'rows of groups' if want_groups else 'pairs'}) written to {out}")
-        if html:
-            with _writing(html, "the report"):
-                write_html_report(config, html, lang)
-            click.echo(f"report written to {html}")
-    except (StoreError, LookupError) as e:
-        raise CliError(str(e)) from None
+    if out:
+        with _writing(out, "the export"):
+            count = export(config, out, fmt, want_groups)
+        click.echo(f"{count:,} lines ({'rows of groups' if want_groups else 'pairs'}) written to {out}")
+    if html:
+        with _writing(html, "the report"):
+            write_html_report(config, html, lang)
+        click.echo(f"report written to {html}")
 
 
 @main.command()
@@ -206,22 +216,21 @@ def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: s
               help="Fingerprint each row of this CSV file (header names the columns).")
 @click.option("--field", "field_name", help="The long field a TEXT argument fills "
               "(default: the first long field of the configuration).")
-@click.option("--explain", is_flag=True, help="Also list the features and weights behind each fingerprint.")
+@click.option("--explain", is_flag=True, help="Also list the features and weights behind a SimHash "
+              "fingerprint, or the text a shingles sketch compares and where its keys come from.")
 def fingerprint(config: Config, text: str | None, csv_path: str | None, field_name: str | None,
                 explain: bool) -> None:
-    """Print the hex SimHash fingerprint of a TEXT (argument or stdin) or of CSV rows.
+    """Print what the configured scheme files of a TEXT (argument or stdin) or of CSV rows:
+    the hex fingerprint, then its block keys (SimHash), or its shingle counts, keys and
+    submitter hashes (shingles).
 
     Example: echo "小区物业乱收费，再次反映" | dedup-pipeline fingerprint --explain
     """
-    from .simhash import fingerprint as fingerprint_row, to_hex
+    from .explain import filed, render_filed
 
-    featurizer = config.featurizer()
     for label, row in _input_rows(config, text, csv_path, field_name):
-        fp = to_hex(fingerprint_row(row, featurizer))
-        click.echo(f"{label}\t{fp}" if label is not None else fp)
-        if explain:
-            for field, feature, weight in featurizer.explain(row):
-                click.echo(f"  {weight:>8g}  {field}  {feature}")
+        [entry] = filed(config, [row], explain)
+        click.echo(render_filed(entry, label))
 
 
 def _input_rows(config: Config, text: str | None, csv_path: str | None, field_name: str | None):
@@ -291,7 +300,6 @@ def migrate(config: Config, sql: bool, down: bool) -> None:
     Example: dedup-pipeline migrate --sql > dedup-migration.sql
     """
     from . import migrate as migrations
-    from .store import StoreError
 
     if sql:
         click.echo(migrations.downgrade_sql(config) if down else migrations.upgrade_sql(config), nl=False)
@@ -303,10 +311,7 @@ def migrate(config: Config, sql: bool, down: bool) -> None:
         return
     migrations.upgrade(config)
     click.echo(f"dedup_outbox, its triggers on {where}, and dedup_match are up to date")
-    try:
-        where_indexes = migrations.ensure_store_indexes(config)
-    except StoreError as e:
-        raise CliError(f"the SQL migrations are applied, but not the MongoDB indexes: {e}") from None
+    where_indexes = migrations.ensure_store_indexes(config)
     click.echo(f"MongoDB indexes of database {config.store.database!r} in {where_indexes} are up to date")
 
 
@@ -332,15 +337,11 @@ def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts
     """
     import logging
 
-    from .store import StoreError
     from .watch import WatchSettings, watch as run_watch
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr, force=True)
     settings = WatchSettings(batch_size=batch_size, poll=poll, max_attempts=max_attempts, once=once)
-    try:
-        totals = run_watch(config, settings)
-    except StoreError as e:
-        raise CliError(str(e)) from None
+    totals = run_watch(config, settings)
     click.echo(f"stopped: {totals.line()}", err=True)
 
 
@@ -455,15 +456,11 @@ def _source_row(config: Config, row_id: str, source: Any = None) -> dict:
 
 def _with_index(config: Config, use: Callable[[Any], Any]) -> Any:
     """Open the incremental index (configured MongoDB, else the embedded one), call
-    `use(index)`, and turn store errors into a CLI error."""
+    `use(index)`."""
     from .incremental import open_incremental
-    from .store import StoreError
 
-    try:
-        with open_incremental(config) as index:
-            return use(index)
-    except StoreError as e:
-        raise CliError(str(e)) from None
+    with open_incremental(config) as index:
+        return use(index)
 
 
 def _check_writable(path: str | None, option: str) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .blocks import BlockScheme, SchemeError
+from .errors import EXIT_CONFIG, DedupError
 from .shingles import ShingleScheme
 from .features import DEFAULT_WEIGHTS, ROLES, Featurizer, Field
 from .text import PUNCTUATION_MODES
@@ -29,8 +30,10 @@ ENV_CONFIG = "DEDUP_CONFIG"
 DEFAULT_DATA_DIR = "dedup-data"
 
 
-class ConfigError(ValueError):
+class ConfigError(DedupError, ValueError):
     """The configuration cannot be used; the message says where and how to fix it."""
+
+    exit_code = EXIT_CONFIG
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,12 @@
 """Why two rows are (or are not) reported as similar: the score the scheme gives them, the
-fields that agree, and the text or features that agree and differ, with their weights.
+fields that agree, and the text or features that agree and differ, with their weights; and
+what the configured scheme files of one row (`filed`, for `dedup-pipeline fingerprint`).
 Pure: it takes the rows; the CLI reads them."""
 
 from __future__ import annotations
 
 import difflib
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -135,6 +136,74 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
             shown = ", ".join(f"{x['feature']}×{x['weight']:g}" for x in e["features"][part])
             lines.append(f"  {title}: {shown or '-'}")
     return "\n".join(lines)
+
+
+def filed(config: Config, rows: Sequence[Row], details: bool = False) -> list[dict[str, Any]]:
+    """What the configured scheme files of each row, as plain data: its 64-bit fingerprint
+    and block keys, and for shingles its sketch (shingle counts, submitter hashes). `details`
+    adds the SimHash features and weights, or the compared text and where each key comes from."""
+    scheme = scheme_of(config)
+    describe = _filed_sketch if config.shingles else _filed_fingerprint
+    return [{"scheme": config.scheme.name, "fingerprint": to_hex(scheme.fingerprint(probe)),
+             **describe(config, row, probe, scheme.keys(probe), details)}
+            for row, probe in zip(rows, scheme.probes(rows))]
+
+
+def _filed_fingerprint(config: Config, row: Row, probe: int, keys: list[int], details: bool) -> dict[str, Any]:
+    """A SimHash row's keys: each table's number and its blocks' bits (schemes.Fingerprints)."""
+    blocks = config.block_scheme()
+    out: dict[str, Any] = {"keys": [{"table": key >> 56, "key": f"{key & (1 << 56) - 1:0{_digits(blocks, key >> 56)}x}"}
+                                    for key in keys]}
+    if details:
+        out["features"] = [{"field": f, "feature": feat, "weight": w} for f, feat, w in config.featurizer().explain(row)]
+    return out
+
+
+def _digits(blocks: Any, table: int) -> int:
+    return min((blocks.key_bits(table) + 3) // 4, 14)
+
+
+def _filed_sketch(config: Config, row: Row, probe: Any, keys: list[int], details: bool) -> dict[str, Any]:
+    """A shingled row's sketch: its shingles, keys and submitter hashes (shingles.Sketch)."""
+    s = config.shingle_scheme()
+    submitters = [f for f in config.fields if f.name in s.submitter]
+    out: dict[str, Any] = {
+        "shingles": len(probe.shingles), "verbatim": len(probe.verbatim), "size": s.size,
+        "keys": [f"{key:016x}" for key in keys],
+        "submitters": [{"field": f.name, "hash": f"{int(h):016x}" if h else None}
+                       for f, h in zip(submitters, probe.people.tolist())]}
+    if details:
+        bands = set(s.sketch_texts([probe.text], [np.zeros(0, np.uint64)])[0].keys.tolist())
+        out["keys_from"] = {"bands": sum(k in bands for k in keys), "submitter": sum(k not in bands for k in keys)}
+        out["text"] = probe.text
+        for entry, f in zip(out["submitters"], submitters):
+            entry["value"] = value_text(row.get(f.name), f)
+    return out
+
+
+def render_filed(entry: dict[str, Any], label: Any = None) -> str:
+    """`filed`'s entry as lines for a terminal: the fingerprint first (after the label, a tab
+    between), then what it is filed under, indented."""
+    lines = [entry["fingerprint"] if label is None else f"{label}\t{entry['fingerprint']}"]
+    if entry["scheme"] == "shingles":
+        lines += _sketch_lines(entry)
+    else:
+        lines.append("  keys (table:key): " + " ".join(f"{k['table']}:{k['key']}" for k in entry["keys"]))
+        lines += [f"  {f['weight']:>8g}  {f['field']}  {f['feature']}" for f in entry.get("features", ())]
+    return "\n".join(lines)
+
+
+def _sketch_lines(entry: dict[str, Any]) -> list[str]:
+    lines = [f"  shingles: {entry['shingles']:,} of {entry['size']} characters (numbers folded), "
+             f"{entry['verbatim']:,} as written",
+             f"  keys ({len(entry['keys'])}): " + " ".join(entry["keys"]),
+             "  submitters: " + (", ".join(f"{p['field']} {p['hash'] or '(blank)'}" + (f" {_clip(p['value'])}" if p.get("value") else "")
+                                          for p in entry["submitters"]) or "none configured ([scheme] submitter)")]
+    if "keys_from" in entry:
+        lines.append(f"  keys from MinHash bands of the text as written: {entry['keys_from']['bands']}; from its "
+                     f"smallest shingles with each submitter's value: {entry['keys_from']['submitter']}")
+        lines.append(f"  text compared: {_clip(entry['text'])}")
+    return lines
 
 
 def _clip(text: str | None) -> str:

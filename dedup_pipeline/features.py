@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Mapping, Sequence
 
+from .errors import DedupError
 from .text import normalize
 from .tokenize import Cut, cutter, stop_words, words
 from .weighting import NO_CONTEXT, RowContext, Weighting
@@ -43,7 +44,7 @@ class Field:
 Segment = tuple[list[str], float]
 
 
-class FeatureError(ValueError):
+class FeatureError(DedupError, ValueError):
     """A value that cannot be read as text (bytes in the wrong encoding, an unknown type)."""
 
 

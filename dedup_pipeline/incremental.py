@@ -39,7 +39,9 @@ class Incremental:
     """Checks and changes against the stored index of the configured table."""
 
     def __init__(self, store: BlockStore, config: Config):
+        """Refuses (ConfigError) a store whose live batch was made with other scheme settings."""
         self.store, self.scheme, self.fields = store, scheme_of(config), config.fields
+        store.require(self.scheme.settings)
         # A stored sketch is restored by sketching its text again: the rows a worker meets
         # again and again (the partners of many rows) are sketched once.
         self._restored = lru_cache(RESTORED)(self.scheme.restore)

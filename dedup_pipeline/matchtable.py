@@ -125,7 +125,8 @@ def write_batch(config: Config, ids: Sequence, i: np.ndarray, j: np.ndarray, d: 
     """Replace the previous batch's rows of dedup_match with these pairs (positions into
     `ids`), in one transaction; the number of rows written, or None when the table does
     not exist (the migrations were not applied)."""
-    with SqlSource(config) as source, source.engine.begin() as conn:
+    with SqlSource(config) as source, source.errors("write the batch's pairs to dedup_match for"), \
+            source.engine.begin() as conn:
         table = reflect(conn)
         if table is None:
             return None

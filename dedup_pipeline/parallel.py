@@ -1,5 +1,5 @@
-"""Chunks of rows worked on every core: each worker process builds its state once (a
-scheme or a featurizer: tokenizers do not cross processes), results come back in order,
+"""Chunks of rows worked on every core: each worker process builds its state once (the
+scheme, whichever it is: tokenizers do not cross processes), results come back in order,
 a few chunks ahead of the reader, so that a slow consumer never queues the table up."""
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ from collections import deque
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-import numpy as np
-
 from .config import Config
-from .simhash import fingerprint_many
 
 Mapper = Callable[[Iterable[Sequence[Mapping]]], Iterator[Any]]
 _state: Any = None
@@ -53,9 +50,3 @@ def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config]
                 yield pending.popleft().get()
         yield mapped
 
-
-def fingerprint_chunks(chunks: Iterable[Sequence[Mapping]], config: Config,
-                       processes: int | None = None) -> Iterator[np.ndarray]:
-    """SimHash fingerprints of each chunk of rows, in the order given."""
-    with chunks_mapped(config, processes, Config.featurizer, fingerprint_many) as mapped:
-        yield from mapped(chunks)

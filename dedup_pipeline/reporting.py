@@ -9,7 +9,7 @@ from . import results
 from .config import Config
 from .report import ReportData, groups_table, render_html, write_csv, write_jsonl
 from .source import SqlSource
-from .store import open_store
+from .store import StoreError, open_store
 
 
 def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
@@ -18,7 +18,7 @@ def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
         db = store.db
         run = results.current_run(db)
         if run is None:
-            raise LookupError("no batch results yet: run `dedup-pipeline batch` first")
+            raise StoreError("no batch results yet: run `dedup-pipeline batch` first")
         pairs = sorted(results.read_matches(db, run["run"]))
         members = results.read_groups(db, run["run"])
     return run, pairs, members

@@ -7,13 +7,17 @@ one whole, whatever moment a batch is killed at. The previous generation is kept
 next switch, so a reader that resolved it just before keeps reading whole results.
 
     runs: {"_id": "live", "run": "<run>", "building": "<run>"|None, "summary": {...},
-           "settings": {...}, "finished_at": <date>}
-          {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...}}
+           "settings": {...}, "scheme": "<scheme settings>", "finished_at": <date>}
+          {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...},
+           "scheme": "<scheme settings>"}
 
 The pointer's `run` is "" before the first batch: no buckets yet (rows that `dedup-pipeline
 add` files are found as fresh rows, store.py). While a batch builds, `building` names it and
 every write to the index is also logged in `changes`, for the batch to decide those rows
-again after its switch. The pointer also says how its buckets are keyed (`bucket_bits`).
+again after its switch. The pointer also says how its buckets are keyed (`bucket_bits`), and
+with which scheme settings (`schemes.Scheme.settings`) its keys were made: a store refuses a
+user of other settings (store.MongoStore.require). pymongo's errors are raised as StoreError
+(mongo.py).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from pymongo.collection import Collection
 from pymongo.database import Database
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
+from .mongo import guarded
+
 RUNS, CHANGES, LIVE = "runs", "changes", "live"
 RESULTS = ("matches", "groups")
 GENERATION = ("blocks", "manifest", *RESULTS)  # the collections a run builds
@@ -40,6 +46,7 @@ def named(name: str, run: str) -> str:
     return f"{name}__{run}" if run else name
 
 
+@guarded
 def pointer(db: Database) -> dict[str, Any]:
     """The live pointer, created (no run yet, nothing building) if missing."""
     found = db[RUNS].find_one({"_id": LIVE})
@@ -52,26 +59,31 @@ def pointer(db: Database) -> dict[str, Any]:
     return found
 
 
+@guarded
 def live(db: Database, name: str) -> Collection:
     """The live generation's collection `name`."""
     return db[named(name, pointer(db)["run"])]
 
 
+@guarded
 def current_run(db: Database) -> dict[str, Any] | None:
     """The live pointer with the summary of its run, or None before the first batch."""
     found = pointer(db)
     return found if found["run"] else None
 
 
-def new_run(db: Database, settings: dict[str, Any]) -> str:
-    """Start building a generation: drop what dead runs left, clear the change log, and
-    mark the run as building (from then on, live writes are logged)."""
+@guarded
+def new_run(db: Database, settings: dict[str, Any], scheme: str = "") -> str:
+    """Start building a generation, its keys made with the `scheme` settings: drop what dead
+    runs left, clear the change log, and mark the run as building (from then on, live writes
+    are logged)."""
     live_runs = _kept(pointer(db))
     for stale in db[RUNS].find({"state": "building"}):
         if stale["_id"] not in live_runs:
             drop_generation(db, stale["_id"])
     run = f"{_now():%Y%m%dT%H%M%S%f}-{os.getpid()}"
-    db[RUNS].insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings})
+    db[RUNS].insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings,
+                         "scheme": scheme})
     # Cleared before `building` is set: a write that lands in between came before this
     # run read the table; one after it is logged.
     db[CHANGES].delete_many({})
@@ -79,6 +91,7 @@ def new_run(db: Database, settings: dict[str, Any]) -> str:
     return run
 
 
+@guarded
 def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> None:
     """Every pair once, as row ids, a's row before b's (distance: Hamming bits, or
     1 − similarity for shingles), PER_DOCUMENT pairs a document: {"a": [..], "b": [..],
@@ -90,18 +103,21 @@ def write_matches(db: Database, run: str, ids: Sequence, i: np.ndarray, j: np.nd
     insert_all(db[named("matches", run)], docs)
 
 
+@guarded
 def read_matches(db: Database, run: str) -> list[tuple]:
     """The run's pairs (a, b, distance), in the order written."""
     return [pair for doc in db[named("matches", run)].find().sort("_id", 1)
             for pair in zip(doc["a"], doc["b"], doc["distance"])]
 
 
+@guarded
 def write_groups(db: Database, run: str, groups: Iterable[list]) -> None:
     """Groups of two or more rows, largest first, PER_DOCUMENT rows (or one group) a
     document: {"groups": [[row, ...], ...]}."""
     insert_all(db[named("groups", run)], ({"_id": n, "groups": part} for n, part in enumerate(_filled(groups))))
 
 
+@guarded
 def read_groups(db: Database, run: str) -> list[list]:
     """The run's groups, in the order written."""
     return [group for doc in db[named("groups", run)].find().sort("_id", 1) for group in doc["groups"]]
@@ -120,6 +136,7 @@ def _filled(groups: Iterable[list]) -> Iterator[list[list]]:
         yield part
 
 
+@guarded
 def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) -> int:
     """Insert a stream of documents, `per_request` a round trip (20 of these results
     documents: a few MB); returns how many."""
@@ -130,16 +147,17 @@ def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) 
     return count
 
 
+@guarded
 def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:
     """Make the run's generation live in one write, then drop the generations before the
     one it replaces. `bucket_bits`: how its block index buckets keys (store.py)."""
     # The new generation is made durable first: a crash after the switch finds it whole.
     _sync(db)
     previous = pointer(db)["run"]
-    settings = db[RUNS].find_one({"_id": run})["settings"]
+    built = db[RUNS].find_one({"_id": run})
     _journaled(db).update_one({"_id": LIVE}, {"$set": {
         "run": run, "building": None, "previous": previous, "summary": summary, "bucket_bits": bucket_bits,
-        "settings": settings, "finished_at": _now()}})
+        "settings": built["settings"], "scheme": built.get("scheme", ""), "finished_at": _now()}})
     db[RUNS].update_one({"_id": run}, {"$set": {"state": "done"}})
     for old in db[RUNS].find({"_id": {"$nin": [LIVE, run, previous]}}):
         drop_generation(db, old["_id"])
@@ -147,6 +165,7 @@ def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0
         drop_generation(db, "")  # the plain names `add` fills before any batch
 
 
+@guarded
 def drop_generation(db: Database, run: str) -> None:
     existing = set(db.list_collection_names())
     for name in GENERATION:

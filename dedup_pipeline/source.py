@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from .config import Config, ConfigError, mask_url
+from .errors import DedupError
 from .features import FeatureError, Field, value_text
 
 CONNECT_TIMEOUT_S = 5
@@ -35,7 +36,7 @@ PAGE_CHUNKS = 50  # a keyset page is this many chunks: one query, streamed
 IN_IDS = 1000  # ids per `id IN (...)` query
 
 
-class SourceError(RuntimeError):
+class SourceError(DedupError, RuntimeError):
     """The source database cannot be reached or read; the message says what to do."""
 
 
@@ -77,7 +78,7 @@ class SqlSource:
         transaction), else a connection of its own."""
         ids = sorted(set(ids))
         rows: list[dict[str, Any]] = []
-        with self._reading("read rows of"), contextlib.nullcontext(conn) if conn is not None else self._connect() as conn:
+        with self.errors("read rows of"), contextlib.nullcontext(conn) if conn is not None else self._connect() as conn:
             for start in range(0, len(ids), IN_IDS):
                 query = self._select().where(self.id_column.in_(ids[start:start + IN_IDS])).order_by(self.id_column)
                 result = conn.execute(query)
@@ -90,7 +91,7 @@ class SqlSource:
         return found[0] if found else None
 
     def count(self) -> int:
-        with self._reading("count the rows of"), self._connect() as conn:
+        with self.errors("count the rows of"), self._connect() as conn:
             return conn.execute(sa.select(sa.func.count()).select_from(self.table)).scalar_one()
 
     def close(self) -> None:
@@ -108,7 +109,7 @@ class SqlSource:
             query = query.where(self.id_column > after)
         if until is not None:
             query = query.where(self.id_column <= until)
-        with self._reading("read rows of"), self._connect() as conn:
+        with self.errors("read rows of"), self._connect() as conn:
             result = conn.execution_options(stream_results=True, yield_per=chunk_size).execute(query)
             for part in result.partitions():
                 yield self._dicts(result.keys(), part)
@@ -169,7 +170,8 @@ class SqlSource:
                               f"(or DEDUP_SQL_URL)") from None
 
     @contextlib.contextmanager
-    def _reading(self, doing: str) -> Iterator[None]:
+    def errors(self, doing: str) -> Iterator[None]:
+        """A database error inside as a SourceError: "cannot <doing> <table> in <url>: why"."""
         try:
             yield
         except sa.exc.DBAPIError as e:

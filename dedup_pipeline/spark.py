@@ -46,6 +46,8 @@ from sqlalchemy.engine import make_url
 from . import matchtable, results
 from .batch import _groups, _replay
 from .config import Config
+from .errors import DedupError
+from .lock import Lease
 from .corroboration import corroborated
 from .incremental import content_hash
 from .schemes import Shingles, scheme_of
@@ -59,7 +61,7 @@ JAVA = 17  # PySpark 4 needs Java 17 or later
 PART_IDS = 32  # a partition's manifest documents are numbered from p << PART_IDS
 
 
-class SparkError(RuntimeError):
+class SparkError(DedupError):
     """Spark cannot run this batch; the message says what to install or change."""
 
 
@@ -127,11 +129,12 @@ def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[in
                              "set [store] mongo_uri (or DEDUP_MONGO_URI)")
         p = partitions or max(2 * sc.defaultParallelism, math.ceil(count / ROWS_PER_PARTITION))
         print(f"spark: master={sc.master} partitions={p} (ranges of ids)", file=sys.stderr, flush=True)
-        run = results.new_run(store.db, config.masked())  # before reading: later writes are logged
-        shard_generation(store.db, run)
-        job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
         try:
-            return _run(sc, job, store, count, on_progress)
+            with Lease(store.db.locks, "batch"):
+                run = results.new_run(store.db, config.masked(), scheme.settings)  # later writes are logged
+                shard_generation(store.db, run)
+                job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
+                return _run(sc, job, store, count, on_progress)
         except Exception as e:
             if type(e).__module__.startswith(("pyspark", "py4j")):  # a task failed: its own error, one line
                 raise SparkError(f"a Spark task failed: {_last_line(str(e))}") from None

@@ -45,9 +45,10 @@ from bson import Binary
 from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from . import results
-from .config import ENV_MONGO_URI, Config, mask_url
+from . import mongo, results
+from .config import ENV_MONGO_URI, Config, ConfigError, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
+from .errors import StoreError
 
 ROWS, BLOCKS, MANIFEST, SYNC = "rows", "blocks", "manifest", "sync"
 IN_IDS = 20  # values per $in: SecantusDB's $in slows with the square of the list (20: the fastest worker of 10, 20, 50, 200)
@@ -62,10 +63,6 @@ HEARTBEAT_MS = 30_000
 FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often
 DUPLICATE_KEY = 11000
 _MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
-
-
-class StoreError(RuntimeError):
-    """MongoDB cannot be reached or refused a write; the message names the server."""
 
 
 # BSON has no unsigned 64-bit integer: fingerprints are stored as signed int64 (two's
@@ -98,6 +95,7 @@ class BlockStore(Protocol):
     def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int: ...
     def remove(self, table: str, rows: Sequence) -> int: ...
     def sync(self) -> None: ...
+    def require(self, scheme: str) -> None: ...
 
 
 def row_key(table: str, row: Any) -> str:
@@ -151,7 +149,7 @@ def connect(uri: str) -> Iterator[pymongo.MongoClient]:
     except (PyMongoError, ValueError) as e:
         if client is not None:
             client.close()
-        raise StoreError(f"cannot reach MongoDB at {mask_url(uri)}: {_reason(e)}; check that it is "
+        raise StoreError(f"cannot reach MongoDB at {mask_url(uri)}: {mongo.reason(e)}; check that it is "
                          f"running and reachable, and [store] mongo_uri (or {ENV_MONGO_URI})") from None
     try:
         yield client
@@ -164,26 +162,16 @@ def _embedded(config: Config) -> Iterator[EmbeddedMongo]:
     folder = Path(config.store.data_dir) / "mongo"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        mongo = EmbeddedMongo().start(folder)
+        server = EmbeddedMongo().start(folder)
     except (EmbeddedMongoError, OSError) as e:
         raise StoreError(f"cannot start the embedded MongoDB: {e}; or set {ENV_MONGO_URI} "
                          f"to use a MongoDB server") from None
-    with mongo:
-        yield mongo
+    with server:
+        yield server
 
 
-@contextmanager
-def _errors(where: str) -> Iterator[None]:
-    try:
-        yield
-    except PyMongoError as e:
-        raise StoreError(f"MongoDB at {where}: {_reason(e)}; a row is written whole or not at "
-                         f"all: run the command again once MongoDB answers") from None
-
-
-def _reason(error: Exception) -> str:
-    text = str(error).split(", Timeout:")[0]  # drop pymongo's topology dump
-    return mask_url(re.sub(r" \(configured timeouts:[^)]*\)", "", text))
+def _errors(where: str) -> Any:
+    return mongo.errors(where, f"a row is written whole or not at all: {mongo.AGAIN}")
 
 
 class MongoStore:
@@ -193,12 +181,26 @@ class MongoStore:
         self.db = db
         self.rows = db[ROWS]
         self.where = where or f"database {db.name}"
+        self.scheme = ""  # the scheme settings this store's user files and looks up with
         with _errors(self.where):
             self._use(results.pointer(db))
+
+    def require(self, scheme: str) -> None:
+        """Refuse (ConfigError) to serve a user whose scheme settings (opaque) differ from
+        those the live generation was built with, now and whenever it changes: its keys
+        would not be the buckets' keys, and every lookup would miss."""
+        self.scheme = scheme
+        with _errors(self.where):
+            self._follow(now=True)
 
     # -- following the live generation
 
     def _use(self, live: dict) -> None:
+        built = live.get("scheme")
+        if built and self.scheme and built != self.scheme:
+            raise ConfigError(f"the live batch (run {live['run']}, MongoDB at {self.where}) was made with other "
+                              f"scheme settings ({_differences(built, self.scheme)}): run `dedup-pipeline batch` "
+                              f"with this configuration first, or use the one that batch ran with")
         self.generation, self.building = live["run"], live.get("building")
         self.bucket_bits = live.get("bucket_bits", 0)
         self.blocks = self.db[results.named(BLOCKS, self.generation)]
@@ -370,6 +372,15 @@ class MongoStore:
                 {"_id": SYNC}, {"$inc": {"writes": 1}}, upsert=True)
 
 
+def _differences(built: str, wanted: str, shown: int = 3) -> str:
+    """The `name=value` items of two settings texts that differ, as "x there, y here"."""
+    items = re.compile(r"(\w+)=('[^']*'|\([^()]*\)|[^,()]+)")
+    there, here = items.findall(built), items.findall(wanted)
+    changed = [f"{key}={value} there, {new} here" for key, value in there if (key, value) not in here
+               for new in [next((v for k, v in here if k == key and (k, v) not in there), None)] if new]
+    return "; ".join(changed[:shown]) or "they differ"
+
+
 class MemoryStore:
     """The same store in a dict, for fast unit tests of what uses one: no buckets, every
     row fresh."""
@@ -395,6 +406,9 @@ class MemoryStore:
 
     def sync(self) -> None:
         pass
+
+    def require(self, scheme: str) -> None:
+        pass  # one user, one scheme: nothing to refuse
 
 
 def _document(record: Record, fresh: bool) -> dict:

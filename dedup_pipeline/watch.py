@@ -38,7 +38,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from . import matches, matchtable
-from .config import Config, mask_url
+from .config import Config, ConfigError, mask_url
 from .incremental import Incremental, open_incremental
 from .source import SourceError, SqlSource
 
@@ -167,9 +167,12 @@ class Worker:
 
     def step(self) -> Tally | None:
         """One batch; after a failure, the outage waited out (None) or the batch's rows
-        retried one by one, failures recorded."""
+        retried one by one, failures recorded; a ConfigError (the live batch made with other
+        scheme settings, store.MongoStore.require) stops the worker."""
         try:
             return self.batch(self.settings.batch_size)
+        except ConfigError:
+            raise  # the live batch was made with other settings: no row can be checked
         except Exception as error:
             failed = list(self._claimed)
             if self._wait_out_outage(error):
@@ -266,6 +269,8 @@ class Worker:
                 break
             try:
                 tally.add(self.batch(self.settings.batch_size, [row]))
+            except ConfigError:
+                raise
             except Exception as single_error:
                 failed = list(self._claimed)
                 if self._wait_out_outage(single_error):

@@ -2,13 +2,17 @@
 checks answer from the old index until the new one is live, and rows that incremental
 writers change while the batch runs end up in the new index as the table has them."""
 
+import threading
+
 import pytest
 import sqlalchemy as sa
 
 from benchmarks.corpus import documents
+from dedup_pipeline import migrate
 from dedup_pipeline.batch import run_batch
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.incremental import Incremental
+from dedup_pipeline.lock import LockHeld
 from dedup_pipeline.store import MongoStore, open_store
 
 ROWS = 300
@@ -95,3 +99,30 @@ def test_rows_changed_by_incremental_writers_during_the_batch_are_in_the_new_ind
         index = writer(config, mongo_db)
         assert sorted(similar_to_row_1(index, texts)) == [2, 999]
         assert 3 not in store.records("petition", [3, 4]) and 4 in store.records("petition", [3, 4])
+
+
+def test_run_batch_holds_the_batch_lease_so_a_second_one_at_once_is_refused(config, table, mongo_db):
+    started, release = threading.Event(), threading.Event()
+
+    def held(n):
+        started.set()
+        release.wait(60)
+
+    first = threading.Thread(target=run_batch, args=(config, MongoStore(mongo_db), held, 1))
+    first.start()
+    try:
+        assert started.wait(60)
+        with pytest.raises(LockHeld):
+            run_batch(config, MongoStore(mongo_db), processes=1)
+    finally:
+        release.set()
+        first.join()
+
+
+def test_run_batch_replaces_dedup_match_with_every_pair_both_ways(config, table, mongo_db):
+    engine, petition, texts = table
+    migrate.upgrade(config)
+    result = run_batch(config, MongoStore(mongo_db), processes=1)
+    with engine.begin() as conn:
+        written = conn.execute(sa.text("SELECT row_id, similar_id FROM dedup_match WHERE source = 'batch'")).all()
+    assert result.dedup_match == len(written) == 2 * len(result.pairs[0]) and (1, 2) in written

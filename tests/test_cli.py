@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from dedup_pipeline.cli import main
-from dedup_pipeline.config import load_config
+from dedup_pipeline.config import default_config_text, load_config
+from dedup_pipeline.schemes import scheme_of
 from dedup_pipeline.simhash import fingerprint, to_hex
 from dedup_pipeline.store import open_store
 
@@ -35,27 +36,64 @@ def test_every_command_is_in_the_readme(name):
     assert f"dedup-pipeline {name}" in README.read_text(encoding="utf-8")
 
 
-def test_fingerprint_of_a_text_argument_is_16_hex_digits(run):
+def test_fingerprint_of_a_text_argument_starts_with_16_hex_digits(run):
     result = run("fingerprint", "小区物业乱收费，再次反映")
-    assert re.fullmatch(r"[0-9a-f]{16}\n", result.output)
+    assert re.fullmatch(r"[0-9a-f]{16}", result.output.splitlines()[0])
 
 
-def test_fingerprint_reads_stdin_and_matches_the_library(run):
+def test_fingerprint_with_simhash_reads_stdin_and_matches_the_library(run, tmp_path):
     text = "小区物业乱收费，再次反映"
-    result = run("fingerprint", input=text)
-    config = load_config(env={})
-    assert result.output.strip() == to_hex(fingerprint({"content": text}, config.featurizer()))
+    result = run("fingerprint", "--config", blocks_config(tmp_path), input=text)
+    config = load_config(blocks_config(tmp_path), env={})
+    assert result.output.splitlines()[0] == to_hex(fingerprint({"content": text}, config.featurizer()))
 
 
-def test_fingerprint_explain_lists_features_and_weights(run):
-    result = run("fingerprint", "--explain", "物业乱收费，物业不管")
+def test_fingerprint_with_simhash_lists_the_block_keys_it_is_filed_under(run, tmp_path):
+    text = "小区物业乱收费，再次反映"
+    result = run("fingerprint", "--config", blocks_config(tmp_path), text)
+    config = load_config(blocks_config(tmp_path), env={})
+    keys = config.block_scheme().keys(fingerprint({"content": text}, config.featurizer()))
+    assert result.output.splitlines()[1] == "  keys (table:key): " + " ".join(f"{t}:{k:04x}" for t, k in keys)
+
+
+def test_fingerprint_explain_with_simhash_lists_features_and_weights(run, tmp_path):
+    result = run("fingerprint", "--config", blocks_config(tmp_path), "--explain", "物业乱收费，物业不管")
     assert re.search(r"^\s+2\s+content\s+物业$", result.output, re.M)
+
+
+def test_fingerprint_with_shingles_shows_the_sketch_and_the_keys_the_scheme_files(run):
+    row = {"content": "小区物业乱收费，再次反映", "phone": "13800000000"}
+    scheme = scheme_of(load_config(env={}))
+    [probe] = scheme.probes([row])
+    result = run("fingerprint", "--csv", csv_of(run, row))
+    first, shingles, keys, people = result.output.splitlines()
+    assert first == f"1\t{to_hex(scheme.fingerprint(probe))}"
+    assert shingles == f"  shingles: {len(probe.shingles)} of 2 characters (numbers folded), {len(probe.verbatim)} as written"
+    assert keys == f"  keys ({len(probe.keys)}): " + " ".join(f"{k:016x}" for k in scheme.keys(probe))
+    assert people == f"  submitters: phone {int(probe.people[0]):016x}, address (blank)"
+
+
+def test_fingerprint_explain_with_shingles_shows_the_text_compared_and_where_the_keys_come_from(run):
+    result = run("fingerprint", "--explain", "--csv", csv_of(run, {"content": "物业乱收费！", "phone": "138"}))
+    assert "  keys from MinHash bands of the text as written: 6; from its smallest shingles with each " \
+           "submitter's value: 3" in result.output
+    assert "  text compared: '物业乱收费'" in result.output
+    assert re.search(r"submitters: phone [0-9a-f]{16} '138', address \(blank\)$", result.output, re.M)
+
+
+def csv_of(run, row):
+    """A CSV file of one row (id 1) in the folder `run` works in; returns its name."""
+    with open("rows.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, ["id", *row])
+        writer.writeheader()
+        writer.writerow({"id": 1, **row})
+    return "rows.csv"
 
 
 def test_fingerprint_of_csv_rows_prints_each_id_and_fingerprint(run, tmp_path):
     path = tmp_path / "rows.csv"
     path.write_text("id,name,content\n7,张三,物业乱收费\n9,,噪音扰民\n", encoding="utf-8")
-    lines = run("fingerprint", "--csv", str(path)).output.splitlines()
+    lines = [line for line in run("fingerprint", "--csv", str(path)).output.splitlines() if not line.startswith(" ")]
     assert [line.split("\t")[0] for line in lines] == ["7", "9"]
     assert lines[0].split("\t")[1] != lines[1].split("\t")[1]
 
@@ -124,10 +162,22 @@ def test_batch_refuses_to_overlap_a_running_batch(run):
     assert result.exit_code == 1 and "another batch is running (other:1" in result.output
 
 
+def blocks_config(folder):
+    """The built-in configuration with the paper's SimHash scheme; returns its path."""
+    path = folder / "blocks.toml"
+    path.write_text(default_config_text().replace('name = "shingles"', 'name = "blocks"'), encoding="utf-8")
+    return str(path)
+
+
 def test_single_pass_batch_finds_the_same_pairs_as_block_classification(run, tmp_path):
-    outputs = {}
+    outputs, config = {}, blocks_config(tmp_path)
     for algorithm in ("blocks", "single-pass"):
-        run("batch", "--algorithm", algorithm)
-        run("report", "--out", f"{algorithm}.jsonl")
+        assert run("batch", "--config", config, "--algorithm", algorithm).exit_code == 0
+        run("report", "--config", config, "--out", f"{algorithm}.jsonl")
         outputs[algorithm] = (tmp_path / f"{algorithm}.jsonl").read_text(encoding="utf-8")
     assert outputs["blocks"] == outputs["single-pass"] and outputs["blocks"]
+
+
+def test_single_pass_batch_with_shingles_is_refused_as_a_configuration_error(run):
+    result = run("batch", "--algorithm", "single-pass")
+    assert result.exit_code == 2 and "single-pass compares SimHash fingerprints" in result.stderr

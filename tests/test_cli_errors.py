@@ -5,12 +5,20 @@ import os
 import subprocess
 import sys
 
+import pymongo
+import pymongo.collection
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from dedup_pipeline import cli
+from dedup_pipeline import cli, matchtable
 from dedup_pipeline.cli import main
+from dedup_pipeline.config import ConfigError, load_config
+from dedup_pipeline.errors import DedupError, StoreError
+from dedup_pipeline.features import FeatureError
+from dedup_pipeline.lock import LockHeld
+from dedup_pipeline.reporting import export
+from dedup_pipeline.source import SourceError
 
 FULL_DISK = "/dev/full"  # every write fails with ENOSPC
 
@@ -119,3 +127,55 @@ def test_ctrl_c_while_migrate_exits_is_one_line_and_exit_130(tmp_path, mysql_url
     done = ctrl_c_at_exit("migrate", "--config", "dedup.toml", cwd=tmp_path)
     assert "Traceback" not in done.stderr and done.returncode == 130
     assert "are up to date" in done.stdout and done.stderr.splitlines()[-1] == "Error: interrupted"
+
+
+def fails_on(monkeypatch, method, collection_prefix):
+    """pymongo's `method` of the collections named `collection_prefix...` fails as a server
+    that went away does."""
+    real = getattr(pymongo.collection.Collection, method)
+
+    def failing(self, *args, **kwargs):
+        if self.name.startswith(collection_prefix):
+            raise pymongo.errors.AutoReconnect("connection closed")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pymongo.collection.Collection, method, failing)
+
+
+def test_mongodb_failing_while_report_reads_the_results_is_one_line_and_exit_1(run, monkeypatch):
+    run("batch")
+    fails_on(monkeypatch, "find", "matches__")
+    result = run("report", "--out", "pairs.jsonl")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "MongoDB at database dedup: connection closed" in error_line(result)
+
+
+def test_mongodb_failing_while_batch_takes_its_lock_is_one_line_and_exit_1(run, monkeypatch):
+    fails_on(monkeypatch, "find_one_and_update", "locks")
+    result = run("batch")
+    assert result.exit_code == 1
+    assert "connection closed; the batch did not start" in error_line(result)
+
+
+def test_the_source_database_failing_while_batch_writes_dedup_match_is_one_line_and_exit_1(run, monkeypatch):
+    assert run("migrate").exit_code == 0
+
+    def lost(*args):
+        raise sa.exc.OperationalError("INSERT INTO dedup_match", {}, Exception("Lost connection"))
+
+    monkeypatch.setattr(matchtable, "upsert", lost)
+    result = run("batch")
+    assert result.exit_code == 1
+    assert "cannot write the batch's pairs to dedup_match for 'petition'" in error_line(result)
+    assert "Lost connection" in error_line(result)
+
+
+def test_every_library_error_is_a_dedup_error_carrying_its_exit_code():
+    assert [(cls.__name__, cls.exit_code) for cls in (ConfigError, SourceError, StoreError, LockHeld, FeatureError)
+            if issubclass(cls, DedupError)] == [
+        ("ConfigError", 2), ("SourceError", 1), ("StoreError", 1), ("LockHeld", 1), ("FeatureError", 1)]
+
+
+def test_a_report_before_any_batch_is_a_store_error_for_a_library_caller(run):
+    with pytest.raises(StoreError, match="run `dedup-pipeline batch` first"):
+        export(load_config(env={}), "pairs.jsonl", "jsonl", False)

@@ -1,10 +1,14 @@
 """The batch lease: one batch at a time, and a dead holder never blocks the next."""
 
 import datetime as dt
+import threading
 import time
 
+import pymongo
 import pytest
+from pymongo.errors import AutoReconnect
 
+from dedup_pipeline.errors import StoreError
 from dedup_pipeline.lock import Lease, LockHeld
 
 
@@ -48,3 +52,27 @@ def test_a_lock_left_by_a_killed_process_on_this_machine_is_taken_at_once(mongo_
                                "since": until, "expires_at": until})
     with Lease(mongo_db.locks, "batch") as lease:
         assert mongo_db.locks.find_one({"_id": "batch"})["holder"] == lease.holder
+
+
+def test_an_unreachable_mongodb_is_a_store_error_not_a_pymongo_traceback():
+    client = pymongo.MongoClient("mongodb://127.0.0.1:1", serverSelectionTimeoutMS=200)
+    with pytest.raises(StoreError) as refused:
+        with Lease(client.dedup.locks, "batch"):
+            pass
+    assert "MongoDB at database dedup" in str(refused.value) and "the batch did not start" in str(refused.value)
+    client.close()
+
+
+def test_a_failed_renewal_is_tried_again_without_a_traceback_from_its_thread(mongo_db, monkeypatch):
+    failures = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    lease = Lease(mongo_db.locks, "batch", ttl=0.15)
+    with lease:
+        monkeypatch.setattr(lease.locks, "update_one", _unreachable, raising=False)
+        time.sleep(0.2)
+        monkeypatch.undo()
+    assert failures == [] and mongo_db.locks.find_one({"_id": "batch"}) is None
+
+
+def _unreachable(*args, **kwargs):
+    raise AutoReconnect("connection closed")

@@ -2,8 +2,13 @@
 switch; a store following the live generation re-makes a write the switch overtook."""
 
 import numpy as np
+import pymongo
+import pytest
 
 from dedup_pipeline import results
+from dedup_pipeline import store as store_module
+from dedup_pipeline.config import ConfigError
+from dedup_pipeline.errors import StoreError
 from dedup_pipeline.store import MongoStore, Record
 
 
@@ -91,3 +96,21 @@ def test_pairs_and_groups_are_read_back_as_written_across_documents(mongo_db, mo
         (ids[a], ids[b], n / 10) for n, (a, b) in enumerate(zip(i.tolist(), j.tolist()))]
     assert results.read_groups(mongo_db, run) == groups
     assert mongo_db[results.named("matches", run)].count_documents({}) == 3
+
+
+def test_an_unreachable_mongodb_is_a_store_error_naming_the_database():
+    client = pymongo.MongoClient("mongodb://127.0.0.1:1", serverSelectionTimeoutMS=200)
+    with pytest.raises(StoreError) as refused:
+        results.current_run(client.dedup)
+    assert "MongoDB at database dedup" in str(refused.value)
+    client.close()
+
+
+def test_a_store_refuses_its_user_once_a_batch_of_other_scheme_settings_goes_live(mongo_db, monkeypatch):
+    monkeypatch.setattr(store_module, "FOLLOW_S", 0)
+    store = MongoStore(mongo_db)
+    store.require("(SchemeConfig(name='shingles'),)")
+    store.lookup("petition", {1: [5]})
+    results.switch(mongo_db, results.new_run(mongo_db, {}, "(SchemeConfig(name='blocks'),)"), {"rows": 0})
+    with pytest.raises(ConfigError, match="name='blocks' there, 'shingles' here"):
+        store.lookup("petition", {1: [5]})

@@ -1,0 +1,18 @@
+"""The one family of errors the library raises for what a user can fix (configuration,
+the source database, MongoDB, input): each carries the exit code the CLI ends with, and
+the CLI turns it into one line (cli.with_config). Pure: no I/O, no driver imports."""
+
+from __future__ import annotations
+
+EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+
+
+class DedupError(Exception):
+    """An error the user can fix; the message says what is wrong and what to do."""
+
+    exit_code = EXIT_ERROR
+
+
+class StoreError(DedupError, RuntimeError):
+    """MongoDB cannot be reached or refused a write, or holds no results yet; the message
+    names the server."""

@@ -1,0 +1,45 @@
+"""What every module that speaks MongoDB shares (store.py, results.py, lock.py): pymongo's
+errors turned into `StoreError`, one line naming the server, password masked."""
+
+from __future__ import annotations
+
+import functools
+import re
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, TypeVar
+
+from pymongo.collection import Collection
+from pymongo.errors import PyMongoError
+
+from .config import mask_url
+from .errors import StoreError
+
+AGAIN = "run the command again once MongoDB answers"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextmanager
+def errors(where: str, advice: str = AGAIN) -> Iterator[None]:
+    """A pymongo error inside as a StoreError: where, why, and what to do."""
+    try:
+        yield
+    except PyMongoError as e:
+        raise StoreError(f"MongoDB at {where}: {reason(e)}; {advice}") from None
+
+
+def reason(error: Exception) -> str:
+    """pymongo's message without its topology dump and timeouts, password masked."""
+    text = str(error).split(", Timeout:")[0]
+    return mask_url(re.sub(r" \(configured timeouts:[^)]*\)", "", text))
+
+
+def guarded(function: F) -> F:
+    """`function(db_or_collection, ...)` with its pymongo errors as StoreError naming the database."""
+
+    @functools.wraps(function)
+    def wrapped(target: Any, *args: Any, **kwargs: Any) -> Any:
+        db = target.database if isinstance(target, Collection) else target
+        with errors(f"database {db.name}"):
+            return function(target, *args, **kwargs)
+
+    return wrapped  # type: ignore[return-value]
