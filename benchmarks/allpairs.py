@@ -88,8 +88,8 @@ def _own_peak_mb() -> float:
 
 def worker_ours(args) -> dict:
     sys.path.insert(0, str(ROOT))
-    from dedup_pipeline.blocks import BlockScheme
-    from dedup_pipeline.pairs import similar_pairs
+    from dedup_pipeline.core.blocks import BlockScheme
+    from dedup_pipeline.core.pairs import similar_pairs
 
     fingerprints = np.load(args.input)
     blocks, key_blocks = SCHEMES[args.scheme]

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.corpus import news_sentences, reviews  # noqa: E402
 from dedup_pipeline.config import parse_config  # noqa: E402
-from dedup_pipeline.incremental import open_incremental  # noqa: E402
+from dedup_pipeline.jobs.incremental import open_incremental  # noqa: E402
 
 
 class Commands(monitoring.CommandListener):

@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from dedup_pipeline.report import (ReportData, groups_table, pairs_table, render_html,  # noqa: E402
+from dedup_pipeline.report.render import (ReportData, groups_table, pairs_table, render_html,  # noqa: E402
                                    write_csv, write_jsonl)
 
 CATEGORIES = ["物业管理", "噪音扰民", "拖欠工资", "环境污染", "违章建筑", "交通出行", "医疗纠纷",

@@ -67,7 +67,7 @@ def _from_a_driver(error: Exception) -> bool:
 
 
 def _driver_error(error: Exception) -> str:
-    from .watch import describe
+    from .jobs.watch import describe
 
     return describe(error)
 
@@ -121,10 +121,10 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
 
     Example: dedup-pipeline batch --out fingerprints.csv    (on Spark: dedup-pipeline batch --engine spark)
     """
-    from .batch import check_algorithm, run_batch
-    from .source import SqlSource
-    from .spark import run_spark_batch
-    from .store import open_store
+    from .jobs.batch import check_algorithm, run_batch
+    from .sql.source import SqlSource
+    from .jobs.spark import run_spark_batch
+    from .store.index import open_store
 
     check_algorithm(config, algorithm)
     if engine == "spark" and out:
@@ -193,7 +193,7 @@ def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: s
 
     Example: dedup-pipeline report --html report.html && dedup-pipeline report --format csv --groups --out groups.csv
     """
-    from .reporting import export, write_html_report
+    from .report.exports import export, write_html_report
 
     if not out and not html:
         raise CliError("give --out FILE (pairs or groups) and/or --html FILE", EXIT_CONFIG)
@@ -226,7 +226,7 @@ def fingerprint(config: Config, text: str | None, csv_path: str | None, field_na
 
     Example: echo "小区物业乱收费，再次反映" | dedup-pipeline fingerprint --explain
     """
-    from .explain import filed, render_filed
+    from .core.explain import filed, render_filed
 
     for label, row in _input_rows(config, text, csv_path, field_name):
         [entry] = filed(config, [row], explain)
@@ -279,7 +279,7 @@ def show_config(config: Config, check: bool) -> None:
     """
     click.echo(json.dumps({"config_file": config.path, **config.masked()}, ensure_ascii=False, indent=2))
     if check:
-        from .source import SqlSource
+        from .sql.source import SqlSource
 
         source = SqlSource(config)
         click.echo(f"ok: table {config.source.table!r} has the id column and every field "
@@ -299,7 +299,7 @@ def migrate(config: Config, sql: bool, down: bool) -> None:
 
     Example: dedup-pipeline migrate --sql > dedup-migration.sql
     """
-    from . import migrate as migrations
+    from .sql import migrate as migrations
 
     if sql:
         click.echo(migrations.downgrade_sql(config) if down else migrations.upgrade_sql(config), nl=False)
@@ -337,7 +337,7 @@ def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts
     """
     import logging
 
-    from .watch import WatchSettings, watch as run_watch
+    from .jobs.watch import WatchSettings, watch as run_watch
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr, force=True)
     settings = WatchSettings(batch_size=batch_size, poll=poll, max_attempts=max_attempts, once=once)
@@ -359,8 +359,8 @@ def explain(config: Config, first: str, second: str, as_json: bool) -> None:
 
     Example: dedup-pipeline explain 1042 1187
     """
-    from .explain import explain_pair, render
-    from .source import SqlSource
+    from .core.explain import explain_pair, render
+    from .sql.source import SqlSource
 
     with SqlSource(config) as source:
         a, b = (_source_row(config, row_id, source) for row_id in (first, second))
@@ -420,7 +420,7 @@ def add(config: Config, row_ids: tuple[str, ...], add_all: bool) -> None:
     """
     if bool(row_ids) == add_all:
         raise click.UsageError("give --id N (repeatable) or --all")
-    from .source import SqlSource
+    from .sql.source import SqlSource
 
     with SqlSource(config) as source:
         rows = [_source_row(config, i, source) for i in row_ids]
@@ -444,7 +444,7 @@ def _add_rows(index: Any, config: Config, source: Any, rows: list[dict]) -> dict
 def _source_row(config: Config, row_id: str, source: Any = None) -> dict:
     """A row of the configured table by id, from `source` or a new connection."""
     if source is None:
-        from .source import SqlSource
+        from .sql.source import SqlSource
 
         with SqlSource(config) as source:
             return _source_row(config, row_id, source)
@@ -457,7 +457,7 @@ def _source_row(config: Config, row_id: str, source: Any = None) -> dict:
 def _with_index(config: Config, use: Callable[[Any], Any]) -> Any:
     """Open the incremental index (configured MongoDB, else the embedded one), call
     `use(index)`."""
-    from .incremental import open_incremental
+    from .jobs.incremental import open_incremental
 
     with open_incremental(config) as index:
         return use(index)

@@ -11,18 +11,16 @@ import os
 import re
 import tomllib
 from dataclasses import MISSING, asdict, dataclass, field
-from dataclasses import fields as dataclass_fields
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from .blocks import BlockScheme, SchemeError
+from .core.blocks import BlockScheme, SchemeError
 from .errors import EXIT_CONFIG, DedupError
-from .shingles import ShingleScheme
-from .features import DEFAULT_WEIGHTS, ROLES, Featurizer, Field
-from .text import PUNCTUATION_MODES
-from .tokenize import cutter
-from .weighting import LENGTHS, MAX_FACTOR, WEIGHTINGS, Weighting
+from .core.shingles import ShingleScheme
+from .core.features import DEFAULT_WEIGHTS, ROLES, Field
+from .core.text import PUNCTUATION_MODES
+from .core.weighting import LENGTHS, MAX_FACTOR, WEIGHTINGS
 
 ENV_SQL_URL = "DEDUP_SQL_URL"
 ENV_MONGO_URI = "DEDUP_MONGO_URI"
@@ -60,9 +58,6 @@ class FingerprintConfig:
     title_weight: float = 1.0
     title_field: str = "title"
 
-    def weights(self) -> Weighting:
-        return Weighting(self.weighting, self.length, self.noun_weight, self.verb_weight,
-                         self.marker_weight, self.title_weight, self.title_field)
 
 
 SCHEMES = ("shingles", "blocks")
@@ -118,17 +113,6 @@ class Config:
     batch: BatchConfig = field(default_factory=BatchConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
     path: str = "<built-in default>"
-
-    def featurizer(self) -> Featurizer:
-        fp = self.fingerprint
-        return Featurizer(self.fields, fp.punctuation, cutter(fp.punctuation, fp.tokenizer == "auto"), fp.weights())
-
-    def block_scheme(self) -> BlockScheme:
-        return BlockScheme(self.fingerprint.bits, self.fingerprint.k, self.scheme.blocks, self.scheme.key_blocks)
-
-    def shingle_scheme(self) -> ShingleScheme:
-        return ShingleScheme(**{f.name: getattr(self.scheme, f.name) for f in dataclass_fields(ShingleScheme)
-                                if hasattr(self.scheme, f.name)})
 
     @property
     def shingles(self) -> bool:
@@ -309,7 +293,7 @@ def _check(config: Config) -> None:
         if not 0 < getattr(scheme, key) <= 1:
             raise ConfigError(f"[scheme] {key} must be above 0 and at most 1, got {getattr(scheme, key)}")
     try:
-        config.block_scheme()
+        BlockScheme(config.fingerprint.bits, config.fingerprint.k, config.scheme.blocks, config.scheme.key_blocks)
     except SchemeError as e:
         raise ConfigError(f"[scheme] {e}") from None
     tables = math.comb(scheme.blocks, scheme.key_blocks)

@@ -1,6 +1,6 @@
 """Alembic environment for the tables and triggers dedup-pipeline adds to the source database.
 
-Run through `dedup_pipeline.migrate` (the `dedup-pipeline migrate` command), not the
+Run through `dedup_pipeline.sql.migrate` (the `dedup-pipeline migrate` command), not the
 `alembic` command: it passes a `migrate.Target` (URL, table, id column and type, version
 table) in `config.attributes["dedup"]` and, online, a live connection in
 `config.attributes["connection"]`. No alembic.ini and no URL is committed.

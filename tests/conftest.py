@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from dedup_pipeline.cli import main
 
-from dedup_pipeline.embedded import EmbeddedMongo
+from dedup_pipeline.store.embedded import EmbeddedMongo
 from tests.mariadb import MariaDB
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pymysql
 
-from dedup_pipeline.embedded import free_port
+from dedup_pipeline.store.embedded import free_port
 
 INSTALL_HINT = "apt-get install -y mariadb-server (.ci/run does this)"
 SBIN = "/usr/sbin:/usr/local/sbin"

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = """
 import sys
-from dedup_pipeline.embedded import EmbeddedMongo
+from dedup_pipeline.store.embedded import EmbeddedMongo
 with EmbeddedMongo().start(sys.argv[1], port=int(sys.argv[2])) as mongo:
     print(mongo.uri, flush=True)
     sys.stdin.read()

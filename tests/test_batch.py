@@ -8,12 +8,12 @@ import pytest
 import sqlalchemy as sa
 
 from benchmarks.corpus import documents
-from dedup_pipeline import migrate
-from dedup_pipeline.batch import run_batch
+from dedup_pipeline.sql import migrate
+from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import parse_config
-from dedup_pipeline.incremental import Incremental
-from dedup_pipeline.lock import LockHeld
-from dedup_pipeline.store import MongoStore, open_store
+from dedup_pipeline.jobs.incremental import Incremental
+from dedup_pipeline.store.lock import LockHeld
+from dedup_pipeline.store.index import MongoStore, open_store
 
 ROWS = 300
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import default_config_text, load_config
-from dedup_pipeline.schemes import scheme_of
-from dedup_pipeline.simhash import fingerprint, to_hex
-from dedup_pipeline.store import open_store
+from dedup_pipeline.core.schemes import block_scheme, featurizer, scheme_of
+from dedup_pipeline.core.simhash import fingerprint, to_hex
+from dedup_pipeline.store.index import open_store
 
 README = Path(__file__).parent.parent / "README.md"
 
@@ -45,14 +45,14 @@ def test_fingerprint_with_simhash_reads_stdin_and_matches_the_library(run, tmp_p
     text = "小区物业乱收费，再次反映"
     result = run("fingerprint", "--config", blocks_config(tmp_path), input=text)
     config = load_config(blocks_config(tmp_path), env={})
-    assert result.output.splitlines()[0] == to_hex(fingerprint({"content": text}, config.featurizer()))
+    assert result.output.splitlines()[0] == to_hex(fingerprint({"content": text}, featurizer(config)))
 
 
 def test_fingerprint_with_simhash_lists_the_block_keys_it_is_filed_under(run, tmp_path):
     text = "小区物业乱收费，再次反映"
     result = run("fingerprint", "--config", blocks_config(tmp_path), text)
     config = load_config(blocks_config(tmp_path), env={})
-    keys = config.block_scheme().keys(fingerprint({"content": text}, config.featurizer()))
+    keys = block_scheme(config).keys(fingerprint({"content": text}, featurizer(config)))
     assert result.output.splitlines()[1] == "  keys (table:key): " + " ".join(f"{t}:{k:04x}" for t, k in keys)
 
 

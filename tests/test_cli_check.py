@@ -6,11 +6,11 @@ import tomllib
 
 import pytest
 
-from dedup_pipeline.embedded import free_port
+from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.schemes import scheme_of
+from dedup_pipeline.core.schemes import scheme_of
 from tests.test_cli import blocks_config
-from tests.test_incremental import CONFIG, sample_rows
+from tests.test_incremental import sample_rows
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,16 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from dedup_pipeline import cli, matchtable
+from dedup_pipeline import cli
+
+from dedup_pipeline.sql import matchtable
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import ConfigError, load_config
 from dedup_pipeline.errors import DedupError, StoreError
-from dedup_pipeline.features import FeatureError
-from dedup_pipeline.lock import LockHeld
-from dedup_pipeline.reporting import export
-from dedup_pipeline.source import SourceError
+from dedup_pipeline.core.features import FeatureError
+from dedup_pipeline.store.lock import LockHeld
+from dedup_pipeline.report.exports import export
+from dedup_pipeline.sql.source import SourceError
 
 FULL_DISK = "/dev/full"  # every write fails with ENOSPC
 

@@ -4,7 +4,6 @@ URI stays masked in every line the commands print and in the HTML report's setti
 import json
 import urllib.parse
 
-import pymongo
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner

@@ -6,8 +6,9 @@ import pytest
 import sqlalchemy as sa
 
 from dedup_pipeline.config import ConfigError, load_config, mask_url, parse_config
-from dedup_pipeline.source import SqlSource
-from dedup_pipeline.weighting import Weighting
+from dedup_pipeline.sql.source import SqlSource
+from dedup_pipeline.core.weighting import Weighting
+from dedup_pipeline.core.schemes import block_scheme, featurizer
 
 EXAMPLE = Path(__file__).parent.parent / "config" / "example.toml"
 
@@ -22,7 +23,7 @@ def test_example_configuration_loads():
     config = load_config(EXAMPLE, env={})
     assert config.source.table == "petition"
     assert [f.role for f in config.fields] == ["short"] * 5 + ["long", "ignore"]
-    assert config.block_scheme().blocks == 4
+    assert block_scheme(config).blocks == 4
 
 
 def test_built_in_default_is_the_bundled_sample():
@@ -45,21 +46,21 @@ def test_dedup_config_names_the_file(tmp_path):
 def test_the_words_weigh_by_the_papers_term_frequency_by_default():
     config = parse_config(minimal(), {})
     assert (config.fingerprint.weighting, config.fingerprint.length) == ("tf", "none")
-    assert config.featurizer().weighting.plain
+    assert featurizer(config).weighting.plain
 
 
 def test_tfidf_times_word_length_is_one_setting_away():
     config = parse_config(minimal(fingerprint={"weighting": "tfidf", "length": "minmax"}), {})
-    assert config.featurizer().weighting == Weighting("tfidf", "minmax")
+    assert featurizer(config).weighting == Weighting("tfidf", "minmax")
 
 
 def test_the_seed_004_weights_reach_the_featurizer():
     config = parse_config(minimal(fields={"subject": "ignore", "content": "long"},
                                   fingerprint={"noun_weight": 2, "verb_weight": 1.5, "marker_weight": 5,
                                                "title_weight": 5, "title_field": "subject"}), {})
-    weighting = config.featurizer().weighting
+    weighting = featurizer(config).weighting
     assert (weighting.noun, weighting.verb, weighting.marker, weighting.title) == (2.0, 1.5, 5.0, 5.0)
-    assert config.featurizer().title_field.name == "subject"
+    assert featurizer(config).title_field.name == "subject"
 
 
 def test_field_defaults_and_explicit_weights():

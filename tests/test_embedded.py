@@ -2,7 +2,7 @@ import pymongo
 import pytest
 from pymongo import UpdateOne
 
-from dedup_pipeline.embedded import EmbeddedMongo, EmbeddedMongoError, free_port
+from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, free_port
 
 
 def test_data_persists_across_stop_and_start(tmp_path):

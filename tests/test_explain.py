@@ -9,7 +9,7 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from dedup_pipeline.schemes import scheme_of
+from dedup_pipeline.core.schemes import scheme_of
 from tests.test_incremental import sample_config, sample_rows
 
 

@@ -5,8 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from dedup_pipeline.features import SEPARATOR, FeatureError, Featurizer, Field, chunks, value_text
-from dedup_pipeline.weighting import Weighting, idf
+from dedup_pipeline.core.features import SEPARATOR, FeatureError, Featurizer, Field, chunks, value_text
+from dedup_pipeline.core.weighting import Weighting, idf
 
 FIELDS = [Field("name", "short"), Field("phone", "short"), Field("content", "long")]
 

@@ -17,9 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.incremental import Incremental, Match, open_incremental
-from dedup_pipeline.simhash import fingerprint_many
-from dedup_pipeline.store import MemoryStore, MongoStore, Record, ensure_indexes
+from dedup_pipeline.jobs.incremental import Incremental, Match, open_incremental
+from dedup_pipeline.core.schemes import featurizer
+from dedup_pipeline.core.simhash import fingerprint_many
+from dedup_pipeline.store.index import MemoryStore, MongoStore, Record, ensure_indexes
 
 FP = 0xFFFF_0003_0002_0001
 
@@ -46,7 +47,7 @@ def sample_rows():
 def near_pairs(count):
     """Pairs of distinct sample rows 1..k bits apart, no row in two pairs."""
     rows = sample_rows()
-    fps = fingerprint_many(rows, CONFIG.featurizer()).tolist()
+    fps = fingerprint_many(rows, featurizer(CONFIG)).tolist()
     pairs, used = [], set()
     for i in range(len(rows)):
         for j in range(i + 1, len(rows)):
@@ -251,7 +252,7 @@ def test_two_processes_adding_near_identical_rows_at_once_never_miss_the_pair(mo
 
 KEEP_CHANGING = """
 import random, sys
-from dedup_pipeline.store import MongoStore, Record, connect
+from dedup_pipeline.store.index import MongoStore, Record, connect
 with connect(sys.argv[1]) as client:
     store = MongoStore(client[sys.argv[2]])
     rng = random.Random()

@@ -9,7 +9,7 @@ import pytest
 from pymongo.errors import AutoReconnect
 
 from dedup_pipeline.errors import StoreError
-from dedup_pipeline.lock import Lease, LockHeld
+from dedup_pipeline.store.lock import Lease, LockHeld
 
 
 def test_a_second_holder_is_refused_while_the_first_holds_the_lock(mongo_db):

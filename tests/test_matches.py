@@ -2,15 +2,14 @@
 rows are added, changed and deleted, in whatever batches, the matches end as a batch over
 the final table stores them — pairs both ways, copies linked to the first of them."""
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from benchmarks.quality.dataset import generate
 from dedup_pipeline.config import parse_config
-from dedup_pipeline.incremental import Incremental
-from dedup_pipeline.matches import MemoryMatches, apply
-from dedup_pipeline.schemes import scheme_of
-from dedup_pipeline.store import MemoryStore
+from dedup_pipeline.jobs.incremental import Incremental
+from dedup_pipeline.jobs.matches import MemoryMatches, apply
+from dedup_pipeline.core.schemes import scheme_of
+from dedup_pipeline.store.index import MemoryStore
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
           "category": "short", "content": "long", "created_at": "ignore"}

@@ -5,10 +5,10 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from dedup_pipeline import migrate
+from dedup_pipeline.sql import migrate
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import ConfigError, parse_config
-from dedup_pipeline.embedded import free_port
+from dedup_pipeline.store.embedded import free_port
 
 OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE}
 

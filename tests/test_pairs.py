@@ -6,8 +6,8 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from dedup_pipeline.blocks import BlockScheme, SchemeError
-from dedup_pipeline.pairs import groups, similar_pairs
+from dedup_pipeline.core.blocks import BlockScheme, SchemeError
+from dedup_pipeline.core.pairs import groups, similar_pairs
 
 ROWS = 20_000
 

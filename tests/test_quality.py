@@ -11,6 +11,7 @@ from benchmarks.quality import dataset as dsmod
 from benchmarks.quality import methods, options, shingles, weightings
 from benchmarks.quality.dataset import GUARD, Dataset, Row, generate
 from benchmarks.quality.score import INDIRECT, components, score
+from dedup_pipeline.core.schemes import featurizer
 
 
 @pytest.fixture(scope="module")
@@ -155,8 +156,8 @@ def test_the_table_written_to_sqlite_reads_back(tmp_path, small):
 
 
 def test_the_default_rule_compared_pair_by_pair_is_the_schemes_as_written_evidence(small):
-    from dedup_pipeline.corroboration import WRITTEN
-    from dedup_pipeline.schemes import scheme_of
+    from dedup_pipeline.core.corroboration import WRITTEN
+    from dedup_pipeline.core.schemes import scheme_of
 
     pairs = options.pairs_of(small.rows, small.true_pairs)
     accepted = options.decide(pairs)[options.RULES[1][0]]
@@ -176,4 +177,4 @@ def test_the_weightings_table_has_a_row_per_weighting_and_scope_with_figures_in_
 
 def test_the_papers_variants_of_ours_keep_the_papers_term_frequency():
     paper = dict(methods.OURS)["paper: SimHash k=3 4x16"]
-    assert methods.make_config(paper).featurizer().weighting.plain
+    assert featurizer(methods.make_config(paper)).weighting.plain

@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 import pytest
 
 from benchmarks.report import synthetic
-from dedup_pipeline.report import (ReportData, diff_segments, groups_table, pairs_table, render_html,
+from dedup_pipeline.report.render import (ReportData, diff_segments, groups_table, pairs_table, render_html,
                                    write_csv, write_jsonl)
 
 PAYLOADS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>",

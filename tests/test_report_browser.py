@@ -21,9 +21,10 @@ import websocket
 
 from benchmarks.report import synthetic
 from dedup_pipeline.config import load_config
-from dedup_pipeline.pairs import groups, similar_pairs
-from dedup_pipeline.report import ReportData, render_html
-from dedup_pipeline.simhash import fingerprint_many
+from dedup_pipeline.core.pairs import groups, similar_pairs
+from dedup_pipeline.report.render import ReportData, render_html
+from dedup_pipeline.core.simhash import fingerprint_many
+from dedup_pipeline.core.schemes import block_scheme, featurizer
 
 pytestmark = pytest.mark.servers  # real servers or processes of their own
 
@@ -136,8 +137,8 @@ def sample_report() -> ReportData:
     config = load_config()
     with open(SAMPLE, encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
-    fingerprints = fingerprint_many(rows, config.featurizer())
-    i, j, distance = similar_pairs(fingerprints, config.block_scheme()).linked()
+    fingerprints = fingerprint_many(rows, featurizer(config))
+    i, j, distance = similar_pairs(fingerprints, block_scheme(config)).linked()
     ids = [int(r["id"]) for r in rows]
     members: dict[int, list[int]] = {}
     for position, label in enumerate(groups(len(rows), i, j).tolist()):

@@ -5,11 +5,11 @@ import numpy as np
 import pymongo
 import pytest
 
-from dedup_pipeline import results
-from dedup_pipeline import store as store_module
+from dedup_pipeline.store import results
+from dedup_pipeline.store import index as store_module
 from dedup_pipeline.config import ConfigError
 from dedup_pipeline.errors import StoreError
-from dedup_pipeline.store import MongoStore, Record
+from dedup_pipeline.store.index import MongoStore, Record
 
 
 def record(row):

@@ -9,9 +9,9 @@ import pytest
 
 from benchmarks.quality.dataset import generate
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.incremental import Incremental
-from dedup_pipeline.schemes import scheme_of
-from dedup_pipeline.store import MongoStore
+from dedup_pipeline.jobs.incremental import Incremental
+from dedup_pipeline.core.schemes import scheme_of
+from dedup_pipeline.store.index import MongoStore
 
 
 def config_with(scheme):

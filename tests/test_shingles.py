@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from benchmarks.corpus import documents
-from dedup_pipeline.features import Field
-from dedup_pipeline.corroboration import corroborated
-from dedup_pipeline.shingles import ShingleScheme, Sets, candidates, overlap, overlap_pairs, shingle_hashes
+from dedup_pipeline.core.features import Field
+from dedup_pipeline.core.corroboration import corroborated
+from dedup_pipeline.core.shingles import ShingleScheme, Sets, candidates, overlap, overlap_pairs, shingle_hashes
 
 FIELDS = [Field("name", "short"), Field("content", "long")]
 SCHEME = ShingleScheme(submitter=("name",))
@@ -218,7 +218,7 @@ def test_overlaps_of_many_pairs_at_once_are_those_of_each_pair():
     i, j = (np.array(x) for x in zip(*itertools.combinations(range(50), 2)))
     for chunk in (7, 10**6):  # pairs split across chunks, or all in one
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr("dedup_pipeline.shingles.OVERLAP_CHUNK", chunk)
+            patch.setattr("dedup_pipeline.core.shingles.OVERLAP_CHUNK", chunk)
             jaccard, contained = overlap_pairs(Sets.of(sets, np.uint32), i, j)
         assert [(round(x, 9), round(y, 9)) for x, y in zip(jaccard.tolist(), contained.tolist())] == [
             tuple(round(v, 9) for v in overlap(sets[a], sets[b])) for a, b in zip(i.tolist(), j.tolist())]

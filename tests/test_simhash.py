@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmarks.corpus import documents, reviews
-from dedup_pipeline.features import SEPARATOR, Featurizer, Field
-from dedup_pipeline.tokenize import cutter
-from dedup_pipeline.simhash import feature_hash, fingerprint, fingerprint_many, hamming
-from dedup_pipeline.weighting import Weighting
+from dedup_pipeline.core.features import SEPARATOR, Featurizer, Field
+from dedup_pipeline.core.tokenize import cutter
+from dedup_pipeline.core.simhash import feature_hash, fingerprint, fingerprint_many, hamming
+from dedup_pipeline.core.weighting import Weighting
 
 FIELDS = [Field("title", "short"), Field("name", "short"), Field("content", "long")]
 
@@ -95,9 +95,9 @@ def test_mojibake_fingerprints_deterministically(featurizer):
 MEMORY_PROBE = """
 import resource, sys
 from benchmarks.corpus import news_sentences
-from dedup_pipeline.features import Featurizer, Field
-from dedup_pipeline.tokenize import cutter
-from dedup_pipeline.simhash import fingerprint
+from dedup_pipeline.core.features import Featurizer, Field
+from dedup_pipeline.core.tokenize import cutter
+from dedup_pipeline.core.simhash import fingerprint
 featurizer = Featurizer([Field("content", "long")])
 fingerprint({"content": "预热 词典"}, featurizer)
 text = "".join(news_sentences()[:3000])

@@ -12,10 +12,11 @@ from sqlalchemy.dialects import mysql
 
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import ConfigError, parse_config
-from dedup_pipeline.embedded import free_port
-from dedup_pipeline.features import FeatureError
-from dedup_pipeline.simhash import fingerprint
-from dedup_pipeline.source import SourceError, SqlSource
+from dedup_pipeline.store.embedded import free_port
+from dedup_pipeline.core.features import FeatureError
+from dedup_pipeline.core.simhash import fingerprint
+from dedup_pipeline.sql.source import SourceError, SqlSource
+from dedup_pipeline.core.schemes import featurizer
 
 pytestmark = pytest.mark.servers  # real servers or processes of their own
 
@@ -131,7 +132,7 @@ def test_gbk_bytes_in_a_latin1_column_read_as_chinese_with_encoding_gbk(legacy_u
         row = source.row(1)
     assert row == {"id": 1, "title": GBK_TITLE, "content": GBK_CONTENT}
     same_in_utf8 = {"title": GBK_TITLE, "content": GBK_CONTENT}
-    assert fingerprint(row, config.featurizer()) == fingerprint(same_in_utf8, config.featurizer())
+    assert fingerprint(row, featurizer(config)) == fingerprint(same_in_utf8, featurizer(config))
 
 
 def test_without_an_encoding_gbk_bytes_come_back_as_latin1_mojibake(legacy_url):

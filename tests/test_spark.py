@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from benchmarks.quality.dataset import generate, write_sqlite
-from dedup_pipeline import results
-from dedup_pipeline.batch import run_batch
+from dedup_pipeline.store import results
+from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.schemes import scheme_of
-from dedup_pipeline.spark import _bounds, run_spark_batch, shard_generation
-from dedup_pipeline.store import BLOCKS, MongoStore
+from dedup_pipeline.core.schemes import scheme_of
+from dedup_pipeline.jobs.spark import _bounds, run_spark_batch, shard_generation
+from dedup_pipeline.store.index import BLOCKS, MongoStore
 
 ROWS = 2000
 

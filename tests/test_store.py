@@ -7,10 +7,10 @@ import pymongo
 import pytest
 from pymongo import monitoring
 
-from dedup_pipeline import results
+from dedup_pipeline.store import results
 from dedup_pipeline.config import parse_config
-from dedup_pipeline.embedded import free_port
-from dedup_pipeline.store import (
+from dedup_pipeline.store.embedded import free_port
+from dedup_pipeline.store.index import (
     BUCKET_ENTRIES, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
     from_int64, open_store, to_int64)
 
@@ -126,7 +126,7 @@ def test_bucket_documents_hold_tens_of_entries(mongo_db):
 
 
 def test_the_manifest_lists_what_the_live_batch_filed_for_the_next_to_compare(mongo_db, monkeypatch):
-    monkeypatch.setattr("dedup_pipeline.store.MANIFEST_ROWS", 2)
+    monkeypatch.setattr("dedup_pipeline.store.index.MANIFEST_ROWS", 2)
     ensure_indexes(mongo_db)
     store = MongoStore(mongo_db)
     assert list(store.stored()) == []

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmarks.corpus import news_sentences, reviews
-from dedup_pipeline import text
-from dedup_pipeline.text import normalize, normalize_many
+from dedup_pipeline.core import text
+from dedup_pipeline.core.text import normalize, normalize_many
 
 
 def test_full_width_letters_digits_and_spaces_fold_to_half_width():

@@ -3,8 +3,8 @@
 import rjieba
 
 from benchmarks.corpus import news_sentences, reviews
-from dedup_pipeline.text import normalize
-from dedup_pipeline.tokenize import cutter, jieba_cut, rjieba_cut, stop_words, tokenizer_name, words
+from dedup_pipeline.core.text import normalize
+from dedup_pipeline.core.tokenize import cutter, jieba_cut, rjieba_cut, stop_words, tokenizer_name, words
 
 
 def test_rjieba_gives_jiebas_tokens_on_normalized_real_documents():

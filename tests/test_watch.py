@@ -22,16 +22,16 @@ from click.testing import CliRunner
 from sqlalchemy.dialects import mysql
 
 from benchmarks.quality.dataset import generate
-from dedup_pipeline import migrate
-from dedup_pipeline.batch import run_batch
+from dedup_pipeline.sql import migrate
+from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import parse_config
-from dedup_pipeline.corroboration import corroborates
-from dedup_pipeline.incremental import Incremental
-from dedup_pipeline.schemes import scheme_of
-from dedup_pipeline.source import SqlSource
-from dedup_pipeline.store import MongoStore, open_store
-from dedup_pipeline.watch import WatchSettings, watch
+from dedup_pipeline.core.corroboration import corroborates
+from dedup_pipeline.jobs.incremental import Incremental
+from dedup_pipeline.core.schemes import scheme_of
+from dedup_pipeline.sql.source import SqlSource
+from dedup_pipeline.store.index import MongoStore, open_store
+from dedup_pipeline.jobs.watch import WatchSettings, watch
 from tests.mongo_process import MongoProcess
 from tests.test_incremental import sample_rows
 

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from dedup_pipeline.features import Featurizer, Field
-from dedup_pipeline.weighting import (NO_CONTEXT, RowContext, Weighting, idf, idf_table, marker_words,
+from dedup_pipeline.core.features import Featurizer, Field
+from dedup_pipeline.core.weighting import (NO_CONTEXT, RowContext, Weighting, idf, idf_table, marker_words,
                                       minmax_length, pos_tag, term_length_relevance)
 
 FIELDS = [Field("title", "ignore"), Field("content", "long")]

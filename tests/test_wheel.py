@@ -18,7 +18,7 @@ pytestmark = pytest.mark.servers  # real servers or processes of their own
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "README.md", "dedup_pipeline", "migrations")
 JUNK = ("__pycache__", "*.pyc", ".*")
-WHERE_FROM = ("import dedup_pipeline.migrate as m, dedup_pipeline.migrations as p\n"
+WHERE_FROM = ("import dedup_pipeline.sql.migrate as m, dedup_pipeline.migrations as p\n"
               "print(m.__file__, m.MIGRATIONS, p.__file__, sep='\\n')")
 
 
@@ -96,8 +96,8 @@ def test_the_wheel_ships_every_source_file_the_migrations_and_the_package_data(i
     assert {"dedup_pipeline/migrations/env.py", "dedup_pipeline/migrations/script.py.mako",
             "dedup_pipeline/migrations/versions/0001_outbox_triggers_match.py",
             "dedup_pipeline/data/default.toml", "dedup_pipeline/data/sample_petitions.csv",
-            "dedup_pipeline/data/stopwords-zh.txt", "dedup_pipeline/templates/report.html.j2",
-            "dedup_pipeline/templates/report.css", "dedup_pipeline/templates/report.js"} <= names
+            "dedup_pipeline/data/stopwords-zh.txt", "dedup_pipeline/report/templates/report.html.j2",
+            "dedup_pipeline/report/templates/report.css", "dedup_pipeline/report/templates/report.js"} <= names
     assert not [n for n in names if n.startswith("migrations/")]  # no top-level `migrations` package
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dedup_pipeline.pairs import single_pass_pairs
+from dedup_pipeline.core.pairs import single_pass_pairs
 
 from . import shingles
 from .dataset import Dataset
@@ -66,7 +66,7 @@ def make_config(overrides: dict | None = None, url: str = "sqlite:///:memory:"):
 
 def library_pairs(config, rows: Rows) -> set[Pair]:
     """The pipeline's library path, as the batch runs it: the configured scheme's probes, then its pairs."""
-    from dedup_pipeline.schemes import scheme_of
+    from dedup_pipeline.core.schemes import scheme_of
 
     scheme = scheme_of(config)
     i, j, _ = scheme.pairs(scheme.probes(rows))

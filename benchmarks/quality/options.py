@@ -50,8 +50,8 @@ def _incidence(sets: Sequence[np.ndarray]) -> sparse.csr_matrix:
 
 def pairs_of(rows: Sequence[dict], truth: set, edits: dict | None = None) -> list[Pair]:
     """The pairs of other submitters whose texts are similar, numbers folded."""
-    from dedup_pipeline.schemes import scheme_of
-    from dedup_pipeline.shingles import long_text
+    from dedup_pipeline.core.schemes import scheme_of
+    from dedup_pipeline.core.shingles import long_text
 
     config = make_config({})
     sketches = scheme_of(config).probes(rows)

@@ -1,6 +1,6 @@
 """spark-submit's entry point: `spark-submit --master URL .../dedup_pipeline/submit/spark_batch.py
 [batch options]` runs `dedup-pipeline batch --engine spark` with the options given (a file, not
-dedup_pipeline.spark: the functions of a script run as __main__ cannot be found by executors)."""
+dedup_pipeline.jobs.spark: the functions of a script run as __main__ cannot be found by executors)."""
 
 import sys
 

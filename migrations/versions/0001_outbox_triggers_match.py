@@ -3,7 +3,7 @@
 Revision ID: 0001
 Revises:
 
-The configured table is `context.config.attributes["dedup"]` (a dedup_pipeline.migrate.Target).
+The configured table is `context.config.attributes["dedup"]` (a dedup_pipeline.sql.migrate.Target).
 
 - `dedup_outbox`: one entry per change of a source row, written by AFTER INSERT / UPDATE /
   DELETE triggers in the same transaction as the change, so no committed change is

@@ -27,9 +27,9 @@ from typing import Any, Iterable, Iterator
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from .config import Config, ConfigError, mask_url
-from .errors import DedupError
-from .features import FeatureError, Field, value_text
+from ..config import Config, ConfigError, mask_url
+from ..errors import DedupError
+from ..core.features import FeatureError, Field, value_text
 
 CONNECT_TIMEOUT_S = 5
 PAGE_CHUNKS = 50  # a keyset page is this many chunks: one query, streamed

@@ -12,11 +12,11 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from cityhash import CityHash64
 
-from .config import Config
+from ..config import Config
 from .matches import decided
-from .features import SEPARATOR, value_text
-from .schemes import scheme_of
-from .store import BlockStore, Record, batched, open_store
+from ..core.features import SEPARATOR, value_text
+from ..core.schemes import scheme_of
+from ..store.index import BlockStore, Record, batched, open_store
 
 MODES = ("exists", "all")
 _CHUNK = 2000

@@ -14,7 +14,7 @@ from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from . import mongo
-from .errors import DedupError
+from ..errors import DedupError
 
 
 class LockHeld(DedupError, RuntimeError):

@@ -14,7 +14,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql, sqlite
 
-from .config import Config
+from ..config import Config
 from .source import SqlSource
 
 MATCH_TABLE = "dedup_match"

@@ -25,16 +25,16 @@ from alembic.config import Config as AlembicConfig
 from alembic.util import CommandError
 from sqlalchemy.engine import make_url
 
-from .config import Config, ConfigError, mask_url
+from ..config import Config, ConfigError, mask_url
 from .source import SourceError, SqlSource
 
 
 def _migrations_dir() -> Path:
     """The Alembic scripts: inside the package in an installed wheel (pyproject maps the
     repository's top-level migrations/ to dedup_pipeline.migrations), else in the checkout."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "migrations"
-    return packaged if (packaged / "env.py").is_file() else here.parent / "migrations"
+    package = Path(__file__).resolve().parent.parent
+    packaged = package / "migrations"
+    return packaged if (packaged / "env.py").is_file() else package.parent / "migrations"
 
 
 MIGRATIONS = _migrations_dir()
@@ -73,7 +73,7 @@ def upgrade(config: Config) -> None:
 def ensure_store_indexes(config: Config) -> str:
     """Create the MongoDB indexes the store needs (idempotent); returns where, password
     masked. The configured MongoDB, else the embedded one (see `store.open_store`)."""
-    from .store import StoreError, ensure_indexes, open_store
+    from ..store.index import StoreError, ensure_indexes, open_store
 
     try:
         with open_store(config) as store:

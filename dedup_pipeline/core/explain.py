@@ -10,11 +10,15 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .config import Config
+from typing import TYPE_CHECKING
+
 from .features import value_text
-from .schemes import scheme_of
+from .schemes import block_scheme, featurizer, scheme_of, shingle_scheme
 from .shingles import long_text, overlap, same_submitter
 from .simhash import to_hex
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 Row = Mapping[str, Any]
 SHOWN = 20  # features or text pieces listed per side
@@ -47,7 +51,7 @@ def _fields(config: Config, a: Row, b: Row) -> list[dict[str, Any]]:
 
 
 def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any]:
-    s = config.shingle_scheme()
+    s = shingle_scheme(config)
     jaccard, contained = overlap(pa.shingles, pb.shingles)
     ta, tb = long_text(a, config.fields), long_text(b, config.fields)
     written_jaccard, written_contained = overlap(pa.verbatim, pb.verbatim)
@@ -78,9 +82,9 @@ def _differences(ta: str, tb: str) -> list[dict[str, str]]:
 
 
 def _fingerprints(config: Config, a: Row, b: Row, pa: int, pb: int) -> dict[str, Any]:
-    featurizer = config.featurizer()
-    fa = {(f, feat): w for f, feat, w in featurizer.explain(a)}
-    fb = {(f, feat): w for f, feat, w in featurizer.explain(b)}
+    features = featurizer(config)
+    fa = {(f, feat): w for f, feat, w in features.explain(a)}
+    fb = {(f, feat): w for f, feat, w in features.explain(b)}
 
     def listed(keys: set, weights: dict) -> list[dict[str, Any]]:
         heaviest = sorted(keys, key=lambda k: -weights[k])[:SHOWN]
@@ -151,11 +155,11 @@ def filed(config: Config, rows: Sequence[Row], details: bool = False) -> list[di
 
 def _filed_fingerprint(config: Config, row: Row, probe: int, keys: list[int], details: bool) -> dict[str, Any]:
     """A SimHash row's keys: each table's number and its blocks' bits (schemes.Fingerprints)."""
-    blocks = config.block_scheme()
+    blocks = block_scheme(config)
     out: dict[str, Any] = {"keys": [{"table": key >> 56, "key": f"{key & (1 << 56) - 1:0{_digits(blocks, key >> 56)}x}"}
                                     for key in keys]}
     if details:
-        out["features"] = [{"field": f, "feature": feat, "weight": w} for f, feat, w in config.featurizer().explain(row)]
+        out["features"] = [{"field": f, "feature": feat, "weight": w} for f, feat, w in featurizer(config).explain(row)]
     return out
 
 
@@ -165,7 +169,7 @@ def _digits(blocks: Any, table: int) -> int:
 
 def _filed_sketch(config: Config, row: Row, probe: Any, keys: list[int], details: bool) -> dict[str, Any]:
     """A shingled row's sketch: its shingles, keys and submitter hashes (shingles.Sketch)."""
-    s = config.shingle_scheme()
+    s = shingle_scheme(config)
     submitters = [f for f in config.fields if f.name in s.submitter]
     out: dict[str, Any] = {
         "shingles": len(probe.shingles), "verbatim": len(probe.verbatim), "size": s.size,

@@ -14,15 +14,22 @@ nearer in both, so matches sort and store the same way.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, Sequence
+from dataclasses import fields as dataclass_fields
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from .config import Config
+from .blocks import BlockScheme
 from .corroboration import SUBMITTER, WRITTEN
+from .features import Featurizer
+from .tokenize import cutter
+from .weighting import Weighting
 from .pairs import Pairs, Similar, similar_pairs
-from .shingles import Sketch, SketchTable
+from .shingles import ShingleScheme, Sketch, SketchTable
 from .simhash import fingerprint_many
+
+if TYPE_CHECKING:
+    from ..config import Config  # the settings are read here, never imported at run time
 
 
 _KEY_MASK = (1 << 56) - 1
@@ -44,6 +51,25 @@ class Scheme(Protocol):
     def pairs(self, probes: Sequence) -> Pairs: ...
 
 
+def featurizer(config: Config) -> Featurizer:
+    """The SimHash scheme's features of a row, as `[fields]` and `[fingerprint]` say."""
+    fp = config.fingerprint
+    weighting = Weighting(fp.weighting, fp.length, fp.noun_weight, fp.verb_weight, fp.marker_weight,
+                          fp.title_weight, fp.title_field)
+    return Featurizer(config.fields, fp.punctuation, cutter(fp.punctuation, fp.tokenizer == "auto"), weighting)
+
+
+def block_scheme(config: Config) -> BlockScheme:
+    """The SimHash scheme's blocks, as `[fingerprint]` and `[scheme]` say."""
+    return BlockScheme(config.fingerprint.bits, config.fingerprint.k, config.scheme.blocks, config.scheme.key_blocks)
+
+
+def shingle_scheme(config: Config) -> ShingleScheme:
+    """The shingles scheme, as `[scheme]` says."""
+    return ShingleScheme(**{f.name: getattr(config.scheme, f.name) for f in dataclass_fields(ShingleScheme)
+                            if hasattr(config.scheme, f.name)})
+
+
 def scheme_of(config: Config) -> Scheme:
     return Shingles(config) if config.shingles else Fingerprints(config)
 
@@ -54,7 +80,7 @@ class Fingerprints:
     sketch_stored = links = False
 
     def __init__(self, config: Config):
-        self.blocks, self.featurizer = config.block_scheme(), config.featurizer()
+        self.blocks, self.featurizer = block_scheme(config), featurizer(config)
         self.settings = repr((config.fingerprint, config.scheme, config.fields))
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -100,7 +126,7 @@ class Shingles:
     sketch_stored = True
 
     def __init__(self, config: Config):
-        self.shingles, self.fields = config.shingle_scheme(), config.fields
+        self.shingles, self.fields = shingle_scheme(config), config.fields
         self.links = self.shingles.corroborate
         self.settings = repr((config.scheme, config.fields))
 

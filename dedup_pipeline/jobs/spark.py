@@ -43,18 +43,20 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from . import matchtable, results
+from ..sql import matchtable
+
+from ..store import results
 from .batch import _groups, _replay
-from .config import Config
-from .errors import DedupError
-from .lock import Lease
-from .corroboration import corroborated
+from ..config import Config
+from ..errors import DedupError
+from ..store.lock import Lease
+from ..core.corroboration import corroborated
 from .incremental import content_hash
-from .schemes import Shingles, scheme_of
-from .pairs import Similar
-from .shingles import Sets, SketchTable, candidates
-from .source import SqlSource
-from .store import BLOCKS, MANIFEST, MongoStore, Record, buckets, bucket_bits, connect
+from ..core.schemes import Shingles, scheme_of, shingle_scheme
+from ..core.pairs import Similar
+from ..core.shingles import Sets, SketchTable, candidates
+from ..sql.source import SqlSource
+from ..store.index import BLOCKS, MANIFEST, MongoStore, Record, buckets, bucket_bits, connect
 
 ROWS_PER_PARTITION = 100_000  # the default partitions: at least this many rows each, 2 per core
 JAVA = 17  # PySpark 4 needs Java 17 or later
@@ -204,7 +206,7 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
 
     start = time.perf_counter()
     kept = [_values(judged, Judged).map(_proven)]
-    if job.config.shingle_scheme().corroborate:
+    if shingle_scheme(job.config).corroborate:
         ends = judged.flatMap(partial(_ends, job)).partitionBy(*by_part()).persist(keep)
         weak = judged.union(ends).mapPartitions(partial(_weak_with_ends, job)).partitionBy(*by_part())
         kept.append(weak.union(ends).mapPartitions(_linked))
@@ -559,7 +561,7 @@ def _confirm(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, 
         tables.append(s.table)
         offset += len(s.b_ids)
     ids = np.concatenate([local.ids] + [s.b_ids for s in shipped])
-    scheme = job.config.shingle_scheme()
+    scheme = shingle_scheme(job.config)
     confirmed = scheme.confirm(_concat(tables), np.concatenate(i), np.concatenate(j))
     yield p, Judged(ids[confirmed.i], ids[confirmed.j], scheme.distances(confirmed.jaccard), confirmed.evidence)
 

@@ -45,10 +45,12 @@ from bson import Binary
 from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from . import mongo, results
-from .config import ENV_MONGO_URI, Config, ConfigError, mask_url
+from . import mongo
+
+from . import results
+from ..config import ENV_MONGO_URI, Config, ConfigError, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
-from .errors import StoreError
+from ..errors import StoreError
 
 ROWS, BLOCKS, MANIFEST, SYNC = "rows", "blocks", "manifest", "sync"
 IN_IDS = 20  # values per $in: SecantusDB's $in slows with the square of the list (20: the fastest worker of 10, 20, 50, 200)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Mapping, Sequence
 
-from .errors import DedupError
+from ..errors import DedupError
 from .text import normalize
 from .tokenize import Cut, cutter, stop_words, words
-from .weighting import NO_CONTEXT, RowContext, Weighting
+from .weighting import NO_CONTEXT, Weighting
 
 ROLES = ("short", "long", "ignore")
 DEFAULT_WEIGHTS = {"short": 2.0, "long": 1.0, "ignore": 0.0}

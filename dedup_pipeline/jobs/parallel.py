@@ -10,7 +10,7 @@ from collections import deque
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .config import Config
+from ..config import Config
 
 Mapper = Callable[[Iterable[Sequence[Mapping]]], Iterator[Any]]
 _state: Any = None

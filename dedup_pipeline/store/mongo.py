@@ -11,8 +11,8 @@ from typing import Any, Callable, Iterator, TypeVar
 from pymongo.collection import Collection
 from pymongo.errors import PyMongoError
 
-from .config import mask_url
-from .errors import StoreError
+from ..config import mask_url
+from ..errors import StoreError
 
 AGAIN = "run the command again once MongoDB answers"
 F = TypeVar("F", bound=Callable[..., Any])

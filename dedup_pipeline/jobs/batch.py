@@ -21,16 +21,18 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from . import matchtable, results
-from .config import Config, ConfigError
+from ..sql import matchtable
+
+from ..store import results
+from ..config import Config, ConfigError
 from .incremental import Incremental, content_hash
-from .lock import Lease
-from .pairs import Similar, groups, single_pass_pairs
+from ..store.lock import Lease
+from ..core.pairs import Similar, groups, single_pass_pairs
 from .parallel import chunks_mapped
-from .schemes import Scheme, scheme_of
-from .shingles import Sets, SketchTable
-from .source import SqlSource
-from .store import MongoStore, Record, bucket_bits
+from ..core.schemes import Scheme, scheme_of
+from ..core.shingles import Sets, SketchTable
+from ..sql.source import SqlSource
+from ..store.index import MongoStore, Record, bucket_bits
 from .watch import Worker, WatchSettings, tables
 
 

@@ -37,12 +37,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from . import matches, matchtable
-from .config import Config, ConfigError, mask_url
-from .incremental import Incremental, open_incremental
-from .source import SourceError, SqlSource
+from . import matches
 
-log = logging.getLogger("dedup_pipeline.watch")
+from ..sql import matchtable
+from ..config import Config, ConfigError, mask_url
+from .incremental import Incremental, open_incremental
+from ..sql.source import SourceError, SqlSource
+
+log = logging.getLogger("dedup_pipeline.jobs.watch")
 
 OUTBOX_TABLE = "dedup_outbox"
 ERROR_CHARS = 2000  # of an error kept in last_error

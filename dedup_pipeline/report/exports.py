@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import results
-from .config import Config
-from .report import ReportData, groups_table, render_html, write_csv, write_jsonl
-from .source import SqlSource
-from .store import StoreError, open_store
+from ..store import results
+from ..config import Config
+from .render import ReportData, groups_table, render_html, write_csv, write_jsonl
+from ..sql.source import SqlSource
+from ..store.index import StoreError, open_store
 
 
 def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:

@@ -135,7 +135,7 @@ def numbered_groups(data: ReportData) -> list[tuple[int, Sequence[Any]]]:
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("dedup_pipeline", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("dedup_pipeline.report", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": True}
@@ -146,7 +146,7 @@ def _env() -> jinja2.Environment:
 
 @lru_cache(maxsize=None)
 def _asset(name: str) -> str:
-    return resources.files("dedup_pipeline").joinpath(f"templates/{name}").read_text("utf-8")
+    return resources.files("dedup_pipeline.report").joinpath(f"templates/{name}").read_text("utf-8")
 
 
 def _csp(script: str, style: str) -> str:

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from itertools import product
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
-from .corroboration import corroborated, corroborates, neighbours
+from ..core.corroboration import corroborated, corroborates, neighbours
 
 if TYPE_CHECKING:
     from .incremental import Incremental
-    from .schemes import Scheme
+    from ..core.schemes import Scheme
 
 Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
 

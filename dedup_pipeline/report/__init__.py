@@ -1,0 +1,1 @@
+"""Admin reports and exports from the stored results."""
