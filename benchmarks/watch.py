@@ -50,8 +50,8 @@ sys.path.insert(0, ROOT)
 
 from benchmarks.corpus import news_sentences  # noqa: E402
 from benchmarks.counting import counted  # noqa: E402
-from tests.mariadb import MariaDB  # noqa: E402
-from tests.mongo_process import MongoProcess  # noqa: E402
+from benchmarks.mariadb import MariaDB  # noqa: E402
+from benchmarks.mongo_process import MongoProcess  # noqa: E402
 
 COLUMNS = ["title", "name", "phone", "address", "category", "content"]
 SCHEME = '[scheme]\nsubmitter = ["phone", "address"]\n'  # as config/example.toml advises for this table

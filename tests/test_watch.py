@@ -32,7 +32,7 @@ from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.store.index import MongoStore, open_store
 from dedup_pipeline.jobs.watch import WatchSettings, watch
-from tests.mongo_process import MongoProcess
+from benchmarks.mongo_process import MongoProcess
 from tests.test_incremental import sample_rows
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",

@@ -1,4 +1,5 @@
-"""A real MariaDB server for the tests: Debian's `mariadb-server`, in a temporary folder.
+"""A real MariaDB server for the tests and the benchmarks: Debian's `mariadb-server`, in a
+temporary folder.
 
 Each test session initialises a fresh data folder, starts `mariadbd` on a free loopback
 port with its socket, pid file and log beside the data, and stops it at the end. Nothing
