@@ -74,7 +74,8 @@ def library_pairs(config, rows: Rows) -> set[Pair]:
     return set(zip(ids[i].tolist(), ids[j].tolist()))
 
 
-PAPER_TF = {"weighting": "tf", "length": "none"}  # the paper's plain term frequency (seed 003)
+PAPER_TF = {"weighting": "tf", "length": "none"}  # the paper's plain term frequency (seed 003), the default
+TFIDF_LENGTH = {"weighting": "tfidf", "length": "minmax"}  # the seeds' best measured (weightings.py)
 
 OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("default", {}),
@@ -85,11 +86,11 @@ OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("SimHash content only k=3", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
                                   "fingerprint": PAPER_TF,
                                   "fields": {f: "ignore" for f in ("title", "name", "phone", "address", "category")}}),
-    # the blocks scheme's default weighting since issue 22 (TF-IDF x word length; benchmarks/quality/weightings.py)
+    # the seeds' weightings measured best (TF-IDF x word length; benchmarks/quality/weightings.py)
     ("SimHash k=3 4x16, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
-                                                "fingerprint": {"k": 3}}),
+                                                "fingerprint": {"k": 3, **TFIDF_LENGTH}}),
     ("SimHash k=6 8x8, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1},
-                                               "fingerprint": {"k": 6}}),
+                                               "fingerprint": {"k": 6, **TFIDF_LENGTH}}),
     # the options of the shingles scheme, one change from the default each
     ("shingles of 3 characters", {"scheme": {"size": 3}}),
     ("no containment test", {"scheme": {"containment": 1.0}}),

@@ -5,8 +5,9 @@ words of the content weighed otherwise (dedup_pipeline/weighting.py, [fingerprin
 config/example.toml), beside the paper's plain term frequency: on every configured field,
 and on the content alone (the other fields ignored), which separates the weighting of the
 words from the balance between the words and the short fields (each weighs 2, against a
-word's term frequency, or its TF-IDF of about 10 per occurrence). The default was chosen on
-the dev set.
+word's term frequency, or its TF-IDF of about 10 per occurrence). The default stays the
+paper's term frequency (the SimHash scheme is the paper's); the best on the dev set is an
+option.
 """
 
 from __future__ import annotations
