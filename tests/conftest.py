@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 
 from dedup_pipeline.store.embedded import EmbeddedMongo
-from benchmarks.mariadb import MariaDB
+from benchmarks.data import MariaDB
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.corpus import documents
+from benchmarks.data import documents
 from dedup_pipeline.sql import migrate
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import parse_config

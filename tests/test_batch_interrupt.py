@@ -10,7 +10,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.corpus import documents
+from benchmarks.data import documents
 
 pytestmark = pytest.mark.servers  # real servers or processes of their own
 

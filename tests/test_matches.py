@@ -4,7 +4,7 @@ the final table stores them — pairs both ways, copies linked to the first of t
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from benchmarks.quality.dataset import generate
+from benchmarks.data import generate
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.jobs.matches import MemoryMatches, apply

@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from benchmarks.report import synthetic
+from benchmarks.data import synthetic
 from dedup_pipeline.report.render import (ReportData, diff_segments, groups_table, pairs_table, render_html,
                                    write_csv, write_jsonl)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import websocket
 
-from benchmarks.report import synthetic
+from benchmarks.data import synthetic
 from dedup_pipeline.config import load_config
 from dedup_pipeline.core.pairs import groups, similar_pairs
 from dedup_pipeline.report.render import ReportData, render_html

@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from benchmarks.quality.dataset import generate
+from benchmarks.data import generate
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.core.schemes import scheme_of

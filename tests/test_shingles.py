@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from benchmarks.corpus import documents
+from benchmarks.data import documents
 from dedup_pipeline.core.features import Field
 from dedup_pipeline.core.corroboration import corroborated
 from dedup_pipeline.core.shingles import ShingleScheme, Sets, candidates, overlap, overlap_pairs, shingle_hashes
@@ -169,7 +169,7 @@ def one_by_one(scheme, sketches):
 
 
 def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are_linked():
-    from benchmarks.quality.dataset import generate
+    from benchmarks.data import generate
 
     scheme = ShingleScheme(submitter=("phone", "address"))
     fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from benchmarks.corpus import documents, reviews
+from benchmarks.data import documents, reviews
 from dedup_pipeline.core.features import SEPARATOR, Featurizer, Field
 from dedup_pipeline.core.tokenize import cutter
 from dedup_pipeline.core.simhash import feature_hash, fingerprint, fingerprint_many, hamming
@@ -94,7 +94,7 @@ def test_mojibake_fingerprints_deterministically(featurizer):
 
 MEMORY_PROBE = """
 import resource, sys
-from benchmarks.corpus import news_sentences
+from benchmarks.data import news_sentences
 from dedup_pipeline.core.features import Featurizer, Field
 from dedup_pipeline.core.tokenize import cutter
 from dedup_pipeline.core.simhash import fingerprint

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks.quality.dataset import generate, write_sqlite
+from benchmarks.data import generate, write_sqlite
 from dedup_pipeline.store import results
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config

@@ -6,7 +6,7 @@ import unicodedata
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from benchmarks.corpus import news_sentences, reviews
+from benchmarks.data import news_sentences, reviews
 from dedup_pipeline.core import text
 from dedup_pipeline.core.text import normalize, normalize_many
 

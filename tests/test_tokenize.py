@@ -2,7 +2,7 @@
 
 import rjieba
 
-from benchmarks.corpus import news_sentences, reviews
+from benchmarks.data import news_sentences, reviews
 from dedup_pipeline.core.text import normalize
 from dedup_pipeline.core.tokenize import cutter, jieba_cut, rjieba_cut, stop_words, tokenizer_name, words
 
