@@ -37,9 +37,14 @@ class Similar(NamedTuple):
         apart = original[i] != original[j]
         return cls((i[apart], j[apart], d[apart]), original)
 
+    @property
+    def copies(self) -> np.ndarray:
+        """The rows that are copies of an earlier one."""
+        return np.flatnonzero(self.original != np.arange(len(self.original)))
+
     def linked(self) -> Pairs:
         """The pairs and each copy linked to its original at distance 0: what is stored."""
-        copy = np.flatnonzero(self.original != np.arange(len(self.original)))
+        copy = self.copies
         i, j, d = self.pairs
         return _ordered(np.concatenate([i, self.original[copy]]), np.concatenate([j, copy]),
                         np.concatenate([d, np.zeros(len(copy), d.dtype)]))

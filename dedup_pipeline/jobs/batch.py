@@ -123,7 +123,7 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
     found = _groups(read.ids, pairs)
     seconds["groups"] = time.perf_counter() - start
     result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, read.changed,
-                         copies=int(np.count_nonzero(similar.original != np.arange(len(read.ids)))))
+                         copies=len(similar.copies))
     _store(config, store, result, read, held)
     return result
 
@@ -131,10 +131,8 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
 def _single_pass(fingerprints: np.ndarray, k: int) -> Similar:
     """The paper's Single-Pass pairs as the blocks give them: rows of one fingerprint are
     copies of the first of them (pairs.Similar), the other pairs listed."""
-    i, j, d = single_pass_pairs(fingerprints, k)
-    _, first, inverse = np.unique(fingerprints, return_index=True, return_inverse=True)
-    different = fingerprints[i] != fingerprints[j]
-    return Similar((i[different], j[different], d[different]), first[inverse.ravel()].astype(np.int64))
+    identity = np.unique(fingerprints, return_inverse=True)[1].ravel() + 1  # never 0: every row has one
+    return Similar.of_every_pair(single_pass_pairs(fingerprints, k), identity)
 
 
 class _Read(NamedTuple):

@@ -151,14 +151,13 @@ def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> dict[Any
     near = matches.partners(rows, distance=0)  # copies are at 0
     if not near:
         return {}
-    before = index.current(near)
-    now = index.current(set().union(*near.values()) - set(rows))
+    held = index.current(set(near).union(*near.values()))  # the batch's rows as they were
     out = {}
     for row, partners in near.items():
-        if row not in before:
+        if row not in held:
             continue
-        mine = identity(before[row])
-        copies = {m for m in partners if m in now and identity(now[m]) == mine}
+        mine = identity(held[row])
+        copies = {m for m in partners - set(rows) if m in held and identity(held[m]) == mine}
         if copies and _first(copies | {row}) == row:
             out[row] = (mine, copies)
     return out

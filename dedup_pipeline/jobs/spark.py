@@ -223,7 +223,7 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
     seconds["groups"] = time.perf_counter() - start
     result = SparkResult(sum(f.rows for f in filed), (a, b, d), found_groups, seconds, job.run, job.partitions,
                          sum(f.added for f in filed), sum(f.changed for f in filed),
-                         copies=int(np.count_nonzero(similar.original != np.arange(len(nodes)))))
+                         copies=len(similar.copies))
     _store(job, store, result, nodes.tolist(), (ia, ib, d), read, [row for f in filed for row in f.removed])
     for rdd in (read, found, judged):
         rdd.unpersist()
@@ -234,13 +234,18 @@ def _identities(read: Any, nodes: np.ndarray) -> np.ndarray:
     """The identity (Sketch.identity) of each of these rows, in their order: copies of one
     text are stored linked to the first of them, as the local batch stores them."""
     wanted = read.context.broadcast(nodes)
-    found = _values(read, Sketched).map(lambda s: (s.ids, s.table.identity)).map(
-        lambda item: (item[0][np.isin(item[0], wanted.value)], item[1][np.isin(item[0], wanted.value)])).collect()
+    found = _values(read, Sketched).map(lambda s: _rows_in(s.ids, s.table.identity, wanted.value)).collect()
     ids = np.concatenate([f[0] for f in found] or [np.zeros(0, np.int64)])
     values = np.concatenate([f[1] for f in found] or [np.zeros(0, np.uint64)])
     identity = np.zeros(len(nodes), np.uint64)
     identity[np.searchsorted(nodes, ids)] = values
     return identity
+
+
+def _rows_in(ids: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ids among `wanted`, with their values."""
+    keep = np.isin(ids, wanted)
+    return ids[keep], values[keep]
 
 
 def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: tuple, read: Any,
@@ -587,12 +592,7 @@ def _ends(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Ends]]:
 
 def _weak_with_ends(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Weak]]:
     """Each pair without evidence, with its row a's confirmed pairs, to row b's partition."""
-    weak, ends = [], []
-    for _, item in items:
-        if isinstance(item, Judged):
-            weak.append(item)
-        elif isinstance(item, Ends):
-            ends.append(item)
+    weak, ends = _of_kinds(items, Judged, Ends)
     if not weak:
         return
     at_node = _joined(ends)
@@ -605,15 +605,20 @@ def _weak_with_ends(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tupl
         yield q, Weak(a[at], b[at], distance[at], _around(at_node, np.unique(a[at])))
 
 
+def _of_kinds(items: Iterable[tuple[int, Any]], *kinds: type) -> tuple[list, ...]:
+    """A partition's items, a list of each kind."""
+    found: tuple[list, ...] = tuple([] for _ in kinds)
+    for _, item in items:
+        for kind, out in zip(kinds, found):
+            if isinstance(item, kind):
+                out.append(item)
+    return found
+
+
 def _linked(items: Iterable[tuple[int, Any]]) -> Iterator[Final]:
     """The weak pairs that a third row links (corroboration.corroborated), seeing the
     confirmed pairs of both their rows."""
-    weak, ends = [], []
-    for _, item in items:
-        if isinstance(item, Weak):
-            weak.append(item)
-        elif isinstance(item, Ends):
-            ends.append(item)
+    weak, ends = _of_kinds(items, Weak, Ends)
     if not weak:
         return
     a = np.concatenate([w.a for w in weak])
@@ -646,12 +651,7 @@ class _Local(NamedTuple):
 
 def _local(items: Iterable[tuple[int, Any]], kind: type) -> tuple[_Local, list]:
     """This partition's own rows (ids ascending, their table) and the items of `kind`."""
-    chunks, found = [], []
-    for _, item in items:
-        if isinstance(item, Sketched):
-            chunks.append(item)
-        elif isinstance(item, kind):
-            found.append(item)
+    chunks, found = _of_kinds(items, Sketched, kind)
     if not chunks:
         return _Local(np.zeros(0, np.int64), SketchTable.of([])), found
     return _Local(np.concatenate([c.ids for c in chunks]), _concat([c.table for c in chunks])), found
