@@ -2,7 +2,7 @@
 rows are added, changed and deleted, in whatever batches, the matches end as a batch over
 the final table stores them — pairs both ways, copies linked to the first of them."""
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from benchmarks.data import generate
 from dedup_pipeline.config import parse_config
@@ -51,6 +51,8 @@ def apply_all(batches, table, index, matches):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(start=st.lists(st.integers(0, POOL - 1), min_size=0, max_size=60), batches=changes)
+@example(start=[], batches=[[(3, 0), (4, 0)], [(1, 0), (2, 0)]])  # two copies, then two earlier rows of their text
+@example(start=[0, 0, 0], batches=[[(1, None), (4, 0)]])  # the first of three copies goes as a fourth comes
 def test_changes_applied_one_batch_at_a_time_give_the_pairs_of_a_batch(start, batches):
     index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
     table = {n + 1: row(n + 1, t) for n, t in enumerate(start)}

@@ -183,14 +183,17 @@ def _linked_copies(index: Incremental, found: dict[tuple, Any], seen: dict[Any, 
         if first != row:
             out[row, first] = mine[first]
             continue
-        previous = _first(set(mine) - {row})
         out.update(((other, row), d) for other, d in mine.items() if other != row)
-        moved.update((other, previous) for other in mine if other not in (row, previous))
+        stored = set(mine) - set(probes)  # the batch's rows were unlinked before filing
+        if stored:
+            previous = _first(stored)
+            moved.update((other, previous) for other in stored - {previous})
     for row, (was, rest) in orphans.items():
-        if any(text.get(m) == was for m in copies):
-            continue  # a row of the batch still of this text linked them
         rest = {m for m in rest if m not in rows}
-        first = _first(rest) if rest else None
+        mine = {m for m in copies if text.get(m) == was}
+        if not rest or _first(rest | mine) in mine:
+            continue  # a row of the batch of this text is the first now, and linked them
+        first = _first(rest | mine)
         out.update(((m, first), 0) for m in rest if m != first)
     return out, moved
 
