@@ -79,6 +79,8 @@ class SchemeConfig:
     verbatim_containment: float = ShingleScheme.verbatim_containment
     edits: int = ShingleScheme.edits
     submitter: tuple[str, ...] = ShingleScheme.submitter
+    filed: str = ShingleScheme.filed
+    days: int = ShingleScheme.days
     bands: int = ShingleScheme.bands
     rows_per_band: int = ShingleScheme.rows_per_band
     corroborate: bool = ShingleScheme.corroborate
@@ -141,6 +143,7 @@ _RANGES = {
     ("fingerprint", "k"): (0, 32),
     ("scheme", "size"): (1, 8), ("scheme", "key_size"): (1, 8), ("scheme", "keys"): (1, 64),
     ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "edits"): (0, 100),
+    ("scheme", "days"): (0, 36_500),
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
 }
 MAX_TABLES = 1000  # [scheme] blocks choose key_blocks: each fingerprint is filed once per table
@@ -326,6 +329,9 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "
                           f"list only fields that say who filed the row (as \"ignore\" if they should not "
                           f"count otherwise)")
+    if scheme.filed and scheme.filed not in names:
+        raise ConfigError(f"[scheme] filed {scheme.filed!r} is not in [fields]: name the column holding the day "
+                          f"a row was filed (as \"ignore\" if it should not count otherwise), or \"\" for none")
 
 
 def _check_weighting(config: Config) -> None:

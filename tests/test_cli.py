@@ -62,11 +62,12 @@ def test_fingerprint_explain_with_simhash_lists_features_and_weights(run, tmp_pa
 
 
 def test_fingerprint_with_shingles_shows_the_sketch_and_the_keys_the_scheme_files(run):
-    row = {"content": "小区物业乱收费，再次反映", "phone": "13800000000"}
+    row = {"content": "小区物业乱收费，再次反映", "phone": "13800000000", "created_at": "2025-03-01 10:00:00"}
     scheme = scheme_of(load_config(env={}))
     [probe] = scheme.probes([row])
     result = run("fingerprint", "--csv", csv_of(run, row))
-    first, shingles, keys, people = result.output.splitlines()
+    first, shingles, keys, people, filed = result.output.splitlines()
+    assert filed == "  filed: 2025-03-01 (created_at)"
     assert first == f"1\t{to_hex(scheme.fingerprint(probe))}"
     assert shingles == f"  shingles: {len(probe.shingles)} of 2 characters (numbers folded), {len(probe.verbatim)} as written"
     assert keys == f"  keys ({len(probe.keys)}): " + " ".join(f"{k:016x}" for k in scheme.keys(probe))

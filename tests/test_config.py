@@ -113,6 +113,8 @@ def test_field_defaults_and_explicit_weights():
     (minimal(fingerprint={"marker_weight": float("nan")}), r"marker_weight must be a number from 0 to 10"),
     (minimal(fingerprint={"title_weight": "5"}), r"\[fingerprint\] title_weight must be a number, got '5'"),
     (minimal(fingerprint={"title_weight": 5}), r"title_field 'title' is not in \[fields\].*or set title_weight = 1"),
+    (minimal(scheme={"filed": "created"}), r"\[scheme\] filed 'created' is not in \[fields\]"),
+    (minimal(scheme={"days": -1}), r"\[scheme\] days must be from 0 to 36,500, got -1"),
     ({"fields": {"content": "long"}}, r"missing \[source\] section"),
     ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),
 ])

@@ -38,13 +38,16 @@ def test_text_output_says_what_differs_and_who_filed_it(run):
     assert f"rows {a} and {b}: similar" in text and "submitter" in text and "fields:" in text
 
 
-def test_the_one_sided_difference_as_written_is_shown(run):
+def test_the_aligned_evidence_of_a_copy_is_shown(run):
     a, b, _ = first_similar_pair("shingles")
     explained = json.loads(run("explain", str(a), str(b), "--json").output)
-    only, text = explained["verbatim_only"], run("explain", str(a), str(b)).output
-    assert set(only) == {"a", "b"} and min(only.values()) >= 0
-    assert f"only in {a}: {only['a']}, only in {b}: {only['b']}" in text
-    assert explained["thresholds"]["verbatim_containment"] == 0.98
+    text = run("explain", str(a), str(b)).output
+    replaced = explained["replaced_in_place"]
+    assert replaced is None or replaced >= 0
+    assert ("aligned: a number changed" in text if replaced is None
+            else f"aligned: {replaced} character(s) replaced in place" in text)
+    assert explained["filed"]["field"] == "created_at" and explained["filed"]["a"] and explained["filed"]["b"]
+    assert explained["thresholds"]["replaced_in_place"] == 3 and explained["thresholds"]["days"] == 30
 
 
 def test_a_pair_linked_through_a_third_row_is_explained_as_needing_that_link(run):

@@ -14,7 +14,7 @@ from dedup_pipeline.store.index import MemoryStore
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
           "category": "short", "content": "long", "created_at": "ignore"}
 CONFIG = parse_config({"source": {"url": "sqlite://", "table": "petition"}, "fields": FIELDS,
-                       "scheme": {"submitter": ["phone", "address"]}}, {})
+                       "scheme": {"submitter": ["phone", "address"], "filed": "created_at"}}, {})
 # Rows of the labelled quality set: re-submissions, other people's copies and edits, form
 # letters, links through a third row; the first POOL of them, as the texts rows take.
 POOL = 160

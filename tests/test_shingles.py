@@ -2,6 +2,7 @@
 candidates are confirmed (text similarity, with the submitter as evidence)."""
 
 import itertools
+from datetime import date, datetime
 
 import numpy as np
 import pytest
@@ -9,15 +10,16 @@ import pytest
 from benchmarks.data import documents
 from dedup_pipeline.core.features import Field
 from dedup_pipeline.core.corroboration import corroborated
-from dedup_pipeline.core.shingles import ShingleScheme, Sets, candidates, overlap, overlap_pairs, shingle_hashes
+from dedup_pipeline.core.shingles import (ShingleScheme, Sets, candidates, filed_day, overlap, overlap_pairs,
+                                         shingle_hashes, slips)
 
 FIELDS = [Field("name", "short"), Field("content", "long")]
 SCHEME = ShingleScheme(submitter=("name",))
 TEXT = documents(200, 1)[0]
 
 
-def sketch(content, name="张三", scheme=SCHEME):
-    return scheme.sketch({"name": name, "content": content}, FIELDS)
+def sketch(content, name="张三", scheme=SCHEME, filed=None):
+    return scheme.sketch({"name": name, "content": content, "filed": filed}, FIELDS)
 
 
 def similar(a, b, scheme=SCHEME):
@@ -69,9 +71,11 @@ def test_texts_as_written_share_a_key_whoever_filed_them():
 
 
 def test_a_sketch_survives_the_store_bytes():
-    s = sketch(TEXT)
-    back = SCHEME.restore(s.to_bytes())
+    scheme = ShingleScheme(submitter=("name",), filed="filed")
+    s = sketch(TEXT, scheme=scheme, filed="2025-03-01 09:30:00")
+    back = scheme.restore(s.to_bytes())
     assert all(np.array_equal(x, y) for x, y in zip(back[:4], s[:4])) and back.text == s.text
+    assert back.filed == s.filed == date(2025, 3, 1).toordinal()
 
 
 def test_a_resubmission_by_the_same_person_is_similar():
@@ -102,15 +106,54 @@ def test_another_persons_copy_with_a_typo_and_a_suffix_is_similar():
 SHORT = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开。"
 
 
-def test_another_persons_copy_with_one_character_changed_in_place_is_similar():
-    assert similar(sketch(SHORT), sketch(SHORT.replace("清运", "请运"), name="李四"))
+def test_another_persons_copy_with_slips_up_to_the_edit_budget_is_similar():
+    # the budget (`edits`: three characters by default) counts characters, not a share of the text
+    three = SHORT.replace("清运", "请运").replace("窗户", "窗护").replace("苍蝇", "仓蝇")
+    assert similar(sketch(SHORT), sketch(three, name="李四"))
+    assert not similar(sketch(SHORT), sketch(three.replace("臭味", "臭未"), name="李四"))
+    assert not similar(sketch(SHORT), sketch(three, name="李四"), ShingleScheme(submitter=("name",), edits=2))
 
 
-def test_another_persons_copy_with_two_characters_changed_in_place_is_not_similar():
-    # the edit budget (`edits`: one character by default) counts characters, not a share of the text
-    changed = SHORT.replace("清运", "请运").replace("窗户", "窗护")
-    assert not similar(sketch(SHORT), sketch(changed, name="李四"))
-    assert similar(sketch(SHORT), sketch(changed, name="李四"), ShingleScheme(submitter=("name",), edits=2))
+def test_another_persons_copy_with_a_sentence_removed_and_a_suffix_added_is_similar():
+    # each side has text of its own, and neither replaced anything in place
+    copy = SHORT.replace("苍蝇蚊子到处都是，", "") + "请有关部门尽快处理。"
+    assert similar(sketch(SHORT), sketch(copy, name="李四"))
+
+
+def test_another_persons_copy_with_a_number_changed_is_not_similar():
+    # a number is a particular: an amount or a date of another case
+    letter = "物业公司今年多收了我家{m}元公摊费用，多次找物业都说是上级规定，请有关部门核查。"
+    a = sketch(letter.format(m=1200))
+    assert not similar(a, sketch(letter.format(m=1300), name="李四"))
+    assert not similar(a, sketch(letter.format(m=1250) + "请尽快答复。", name="李四"))
+    assert similar(a, sketch(letter.format(m=1200) + "请尽快答复。", name="李四"))
+
+
+def test_the_characters_replaced_in_place_are_counted_aligned_and_a_number_changed_is_none():
+    assert slips("物业乱收费请处理", "物叶乱收费请尽快处理", 3) == 1
+    assert slips("物业乱收费请处理", "物叶乱收废请处理", 1) is None
+    assert slips("交了1200元物业费", "再次反映交了1200元物业费", 0) == 0
+    assert slips("交了1200元物业费", "交了1300元物业费", 3) is None
+    assert slips("交了1200元物业费", "交了12000元物业费", 3) is None
+
+
+FILED = ShingleScheme(submitter=("name",), filed="filed", days=30)
+
+
+def test_another_persons_copy_is_similar_when_filed_within_the_days_of_its_source():
+    a = sketch(SHORT, scheme=FILED, filed=date(2025, 3, 1))
+    copy = SHORT.replace("清运", "请运")
+    assert similar(a, sketch(copy, "李四", FILED, datetime(2025, 3, 31, 23, 0)), FILED)
+    assert not similar(a, sketch(copy, "李四", FILED, "2025-04-01"), FILED)
+    assert not similar(a, sketch(copy, "李四", FILED, None), FILED)  # no date: no evidence
+    assert similar(a, sketch(copy, "张三", FILED, "2026-01-01"), FILED)  # its submitter's own
+
+
+def test_the_day_a_row_was_filed_is_read_from_dates_datetimes_and_iso_text():
+    day = date(2025, 3, 1).toordinal()
+    assert [filed_day(v) for v in (date(2025, 3, 1), datetime(2025, 3, 1, 8), "2025-03-01 08:00:00",
+                                   " 2025/03/01", "2025-03-01T08:00")] == [day] * 5
+    assert [filed_day(v) for v in (None, "", "三月一日", 20250301, "2025-13-01")] == [0] * 5
 
 
 def test_a_long_form_letter_with_its_particulars_replaced_is_not_similar_however_much_text_it_shares():

@@ -39,6 +39,9 @@ class Pair:
     numbers_changed: int  # numbers of the text with more of them that the other lacks
     title: bool  # the same non-blank title
     days: float  # days between their filing
+    filed_apart: int  # days between their filing days (the scheme's `filed`)
+    replaced: int | None  # characters replaced in place, aligned; None when a number changed
+    letters: int  # characters of the shorter text
 
 
 def _incidence(sets: Sequence[np.ndarray]) -> sparse.csr_matrix:
@@ -51,7 +54,7 @@ def _incidence(sets: Sequence[np.ndarray]) -> sparse.csr_matrix:
 def pairs_of(rows: Sequence[dict], truth: set, edits: dict | None = None) -> list[Pair]:
     """The pairs of other submitters whose texts are similar, numbers folded."""
     from dedup_pipeline.core.schemes import scheme_of
-    from dedup_pipeline.core.shingles import long_text
+    from dedup_pipeline.core.shingles import filed_day, slips
 
     config = make_config({})
     sketches = scheme_of(config).probes(rows)
@@ -68,7 +71,8 @@ def pairs_of(rows: Sequence[dict], truth: set, edits: dict | None = None) -> lis
     same = np.asarray(written[i].multiply(written[j]).sum(axis=1)).ravel()
     wsize = np.diff(written.indptr)
     wsmall = np.minimum(wsize[i], wsize[j])
-    numbers = [Counter(NUMBER.findall(long_text(r, config.fields))) for r in rows]
+    texts = [s.text for s in sketches]
+    numbers = [Counter(NUMBER.findall(text)) for text in texts]
     out = []
     for n, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
         ra, rb = rows[a], rows[b]
@@ -80,7 +84,9 @@ def pairs_of(rows: Sequence[dict], truth: set, edits: dict | None = None) -> lis
                         int(smaller[n] - common[n]), float(same[n] / max(1, wsmall[n])),
                         float(same[n] / max(1, wsize[a] + wsize[b] - same[n])),
                         more - sum((numbers[a] & numbers[b]).values()),
-                        bool(ra.get("title")) and ra.get("title") == rb.get("title"), days))
+                        bool(ra.get("title")) and ra.get("title") == rb.get("title"), days,
+                        abs(filed_day(ra["created_at"]) - filed_day(rb["created_at"])),
+                        slips(texts[a], texts[b], 10**6), min(len(texts[a]), len(texts[b]))))
     return out
 
 
@@ -108,23 +114,41 @@ def shared_by_few(pairs: list[Pair], budget: int, others: int, as_of_later: bool
 
 
 def edited(p: Pair, edits: int) -> bool:
-    """The scheme's test: at most `edits` characters changed in place (2-character shingles,
-    texts of 8 or more), or 98% of the smaller text inside the larger."""
+    """The rule before this one (shingles counted, not aligned): at most `edits` characters
+    changed in place (2-character shingles, texts of 8 or more), or 98% of the smaller text
+    inside the larger."""
     return (p.smaller >= 8 and p.changed <= 2 * edits) or p.contained >= 0.98
+
+
+def copied(p: Pair, edits: int = 3, days: float | None = 30) -> bool:
+    """The scheme's test (shingles.ShingleScheme.copied): the same as written, or aligned
+    at most `edits` characters replaced in place and every number kept (text of 9 or more
+    characters), filed within `days` (None: dates not compared)."""
+    aligned = p.letters >= 9 and p.replaced is not None and p.replaced <= edits
+    return p.jaccard >= 1.0 or p.contained >= 0.98 or aligned and (days is None or p.filed_apart <= days)
 
 
 RULES: list[tuple[str, Callable[[Pair], bool] | tuple]] = [
     ("before issue 22: Jaccard >= 0.92 or 98% contained, as written", lambda p: p.jaccard >= 0.92 or p.contained >= 0.98),
-    ("default: changed in place <= 2 shingles (edits 1) or 98% contained", lambda p: edited(p, 1)),
+    ("default: aligned, at most 3 characters replaced in place, every number kept, filed within 30 days; "
+     "or the same as written", copied),
+    ("aligned: at most 2 replaced, numbers kept, within 30 days", lambda p: copied(p, 2)),
+    ("aligned: at most 4 replaced, numbers kept, within 30 days", lambda p: copied(p, 4)),
+    ("aligned: at most 3 replaced, numbers kept, within 7 days", lambda p: copied(p, 3, 7)),
+    ("aligned: at most 3 replaced, numbers kept, dates not compared", lambda p: copied(p, 3, None)),
+    ("aligned: at most 2 replaced, numbers kept, dates not compared", lambda p: copied(p, 2, None)),
+    ("aligned: at most 1 replaced, numbers kept, dates not compared", lambda p: copied(p, 1, None)),
+    ("shingles counted (the rule before alignment): changed in place <= 2 shingles (edits 1) or 98% contained",
+     lambda p: edited(p, 1)),
     ("changed in place <= 4 (edits 2) or 98% contained", lambda p: edited(p, 2)),
     ("changed in place <= 6 (edits 3) or 98% contained", lambda p: edited(p, 3)),
-    ("numbers folded: changed <= 4 and every number kept (typos only), or default",
+    ("shingles counted, numbers folded: changed <= 4 and every number kept (typos only), or edits 1",
      lambda p: edited(p, 1) or (p.changed_folded <= 4 and p.numbers_changed == 0)),
-    ("numbers folded: changed <= 6 and at most one number changed, or default",
+    ("shingles counted, numbers folded: changed <= 6 and at most one number changed, or edits 1",
      lambda p: edited(p, 1) or (p.changed_folded <= 6 and p.numbers_changed <= 1)),
-    ("numbers folded: changed <= 6 and the same title, or default",
+    ("shingles counted, numbers folded: changed <= 6 and the same title, or edits 1",
      lambda p: edited(p, 1) or (p.changed_folded <= 6 and p.title)),
-    ("numbers folded: changed <= 6 and filed within 30 days, or default",
+    ("shingles counted, numbers folded: changed <= 6 and filed within 30 days, or edits 1",
      lambda p: edited(p, 1) or (p.changed_folded <= 6 and p.days <= 30)),
     ("document frequency: numbers folded, changed <= 6, shared by <= 2 further rows (whole table)", (6, 2, False)),
     ("document frequency: the same, rows up to the later one (incremental)", (6, 2, True)),

@@ -5,16 +5,15 @@ Pure: it takes the rows; the CLI reads them."""
 
 from __future__ import annotations
 
-import difflib
-from typing import Any, Mapping, Sequence
+from datetime import date
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-
-from typing import TYPE_CHECKING
+from rapidfuzz.distance import Levenshtein
 
 from .features import value_text
 from .schemes import block_scheme, featurizer, scheme_of, shingle_scheme
-from .shingles import long_text, overlap, same_submitter
+from .shingles import ALIGNED_CHARS, long_text, overlap, same_submitter, slips
 from .simhash import to_hex
 
 if TYPE_CHECKING:
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 Row = Mapping[str, Any]
 SHOWN = 20  # features or text pieces listed per side
-DIFF_CHARS = 5_000  # characters of each text diffed: difflib takes quadratic time (1.6 s at worst)
+DIFF_CHARS = 5_000  # characters of each text diffed for display
 PRINTED_CHARS = 200  # characters of a value or a differing piece printed as text
 
 
@@ -55,26 +54,30 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
     jaccard, contained = overlap(pa.shingles, pb.shingles)
     ta, tb = long_text(a, config.fields), long_text(b, config.fields)
     written_jaccard, written_contained = overlap(pa.verbatim, pb.verbatim)
-    common = len(np.intersect1d(pa.verbatim, pb.verbatim, assume_unique=True))
+    aligned = max(len(ta), len(tb)) <= ALIGNED_CHARS
     return {"jaccard": round(jaccard, 4), "containment": round(contained, 4),
             "verbatim_jaccard": round(written_jaccard, 4), "verbatim_containment": round(written_contained, 4),
-            # an edit adds on one side only; a form letter filled in anew differs on both
-            "verbatim_only": {"a": len(pa.verbatim) - common, "b": len(pb.verbatim) - common},
-            # the side with fewer shingles of its own: what a copy changed in place
-            "changed_in_place": min(len(pa.verbatim), len(pb.verbatim)) - common,
+            # aligned: characters a copy replaced in place (None: a number changed, or not aligned)
+            "replaced_in_place": slips(ta, tb, len(ta) + len(tb)) if aligned else None,
+            "copied": s.copied(ta, tb, pa.filed, pb.filed),
+            "filed": {"a": _day(pa.filed), "b": _day(pb.filed), "field": s.filed or None},
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
             "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,
-                           "verbatim_containment": s.verbatim_containment, "changed_in_place": s.edits * s.size,
-                           "min_shingles": s.min_shingles},
+                           "verbatim_containment": s.verbatim_containment, "replaced_in_place": s.edits,
+                           "days": s.days if s.filed else None, "min_shingles": s.min_shingles},
             "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb),
             "differences_within": DIFF_CHARS if max(len(ta), len(tb)) > DIFF_CHARS else None}
 
 
+def _day(day: int) -> str | None:
+    return date.fromordinal(day).isoformat() if day else None
+
+
 def _differences(ta: str, tb: str) -> list[dict[str, str]]:
-    """The pieces of the compared texts that differ (numbers already folded to 0), within
-    the first DIFF_CHARS characters of each: a diff of whole 10 MB texts never ends."""
+    """The pieces of the compared texts that differ, aligned as the scheme aligns them,
+    within the first DIFF_CHARS characters of each (the display of 10 MB texts is cut)."""
     wa, wb = ta[:DIFF_CHARS], tb[:DIFF_CHARS]
-    ops = [op for op in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes() if op[0] != "equal"]
+    ops = [tuple(op) for op in Levenshtein.opcodes(wa, wb) if op.tag != "equal"]
     cut_a, cut_b = len(ta) > DIFF_CHARS, len(tb) > DIFF_CHARS
     if ops and (cut_a and ops[-1][2] == DIFF_CHARS or cut_b and ops[-1][4] == DIFF_CHARS):
         ops.pop()  # the end of a cut window differs only because of the cut
@@ -107,15 +110,20 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
         lines.append(f"  jaccard {e['jaccard']} (numbers folded; similar from {t['jaccard']}), containment "
                      f"{e['containment']} (from {t['containment']})")
         who = "the same" if e["same_submitter"] else "no shared"
-        only = e["verbatim_only"]
         lines.append(f"  {who} submitter ({', '.join(e['submitter_fields']) or 'no submitter fields'}); "
                      f"as written, jaccard {e['verbatim_jaccard']}, containment {e['verbatim_containment']}")
-        lines.append(f"  shingles as written only in {a}: {only['a']}, only in {b}: {only['b']}; changed in place "
-                     f"(the smaller of the two) {e['changed_in_place']} (an edit adds to one side or changes a "
-                     f"character; a form letter filled in anew replaces its particulars on both)")
-        lines.append(f"  without a shared submitter, the same as written when changed in place <= "
-                     f"{t['changed_in_place']} (texts of {t['min_shingles']}+ shingles), containment >= "
-                     f"{t['verbatim_containment']} or jaccard >= {t['verbatim']}")
+        replaced = e["replaced_in_place"]
+        filed = e["filed"]
+        lines.append("  aligned: " + (f"{replaced} character(s) replaced in place, every number kept"
+                                      if replaced is not None else "a number changed (or texts too long to align)")
+                     + (f"; filed {filed['a'] or 'unknown'} and {filed['b'] or 'unknown'} ({filed['field']})"
+                        if filed["field"] else "")
+                     + (": a copy" if e["copied"] else ": not a copy"))
+        lines.append(f"  without a shared submitter, a copy when at most {t['replaced_in_place']} character(s) are "
+                     f"replaced in place, no number changed, the rest added or removed whole"
+                     + (f", filed within {t['days']} days" if t["days"] is not None else "")
+                     + f"; or the same as written: containment >= {t['verbatim_containment']} or jaccard >= "
+                     f"{t['verbatim']}")
         if e["needs_a_link"]:
             lines.append("  similar text without evidence of its own: reported only if a third row matches "
                          "one by submitter and the other as written (corroborate)")
@@ -175,7 +183,8 @@ def _filed_sketch(config: Config, row: Row, probe: Any, keys: list[int], details
         "shingles": len(probe.shingles), "verbatim": len(probe.verbatim), "size": s.size,
         "keys": [f"{key:016x}" for key in keys],
         "submitters": [{"field": f.name, "hash": f"{int(h):016x}" if h else None}
-                       for f, h in zip(submitters, probe.people.tolist())]}
+                       for f, h in zip(submitters, probe.people.tolist())],
+        "filed": {"field": s.filed, "day": _day(probe.filed)} if s.filed else None}
     if details:
         bands = set(s.sketch_texts([probe.text], [np.zeros(0, np.uint64)])[0].keys.tolist())
         out["keys_from"] = {"bands": sum(k in bands for k in keys), "submitter": sum(k not in bands for k in keys)}
@@ -203,6 +212,8 @@ def _sketch_lines(entry: dict[str, Any]) -> list[str]:
              f"  keys ({len(entry['keys'])}): " + " ".join(entry["keys"]),
              "  submitters: " + (", ".join(f"{p['field']} {p['hash'] or '(blank)'}" + (f" {_clip(p['value'])}" if p.get("value") else "")
                                           for p in entry["submitters"]) or "none configured ([scheme] submitter)")]
+    if entry.get("filed"):
+        lines.append(f"  filed: {entry['filed']['day'] or 'unknown (not a date)'} ({entry['filed']['field']})")
     if "keys_from" in entry:
         lines.append(f"  keys from MinHash bands of the text as written: {entry['keys_from']['bands']}; from its "
                      f"smallest shingles with each submitter's value: {entry['keys_from']['submitter']}")

@@ -11,13 +11,13 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   ones, and each is combined with a submitter value, so that a thousand form letters from
   a thousand people do not make a million candidates.
 - any two rows, as written: MinHash bands (`bands` × `rows_per_band`), wide enough for
-  the pairs `verbatim_containment` accepts below `verbatim` (a sentence added: Jaccard
-  0.6–0.9): a pair shares a band with probability 0.999 at Jaccard 0.92, 0.988 at 0.85,
-  0.85 at 0.72, 0.57 at 0.6, 0.32 at 0.5, 0.05 at 0.3.
+  another person's copies (a sentence added or removed and a slip or two: Jaccard
+  0.6–0.9): a pair shares a band with probability 1.0 at Jaccard 0.92, 0.997 at 0.85,
+  0.94 at 0.72, 0.77 at 0.6, 0.55 at 0.5, 0.15 at 0.3.
 Candidates are confirmed exactly, so keys decide only what is looked at. Each key costs an
 entry in the store's buckets and a candidate to confirm, so there are few: 4 per submitter
-value and 6 bands (benchmarks/quality measured 8 and 12 × 12 no better, 6 × 8 bands missed
-different submitters' pairs the confirmation accepts).
+value and 6 bands of 3 (benchmarks/quality measured 8 and 12 × 12 no better; 6 × 4 and
+6 × 8 bands missed copies the confirmation accepts; 8 × 3 found as many for 2 more keys).
 
 Confirming (measured in benchmarks/quality): numbers are folded to one digit, so a changed
 date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
@@ -25,16 +25,15 @@ text lies `containment` inside the larger (a sentence added or removed). A form 
 filled in for another place or amount is just as similar, so unless the rows share a
 submitter (the same value in one of the `submitter` fields, such as phone or address:
 evidence, never enough alone), their texts must also be the same as written up to a copy's
-edits. Where two texts differ tells a copy from a form letter: an edit that adds text (a
-prefix, a suffix, a sentence) leaves the other side whole, and a typo changes a character
-in place, while a form letter filled in anew replaces its particulars (place, company,
-amounts, dates) on both sides. So, as written (numbers kept): the side with fewer shingles
-of its own has at most `edits` × `size` of them (`edits` characters changed in place; a
-shingle of `size` characters covers each changed character `size` times), or the smaller
-text lies `verbatim_containment` inside the larger, or Jaccard ≥ `verbatim`. The count is
-absolute, not a share of the text: a copy is a few edits whatever its length, and a long
-form letter differs in more particulars, not fewer (Jaccard ≥ 0.92, the rule before issue
-22, let long form letters through). `min_shingles` bounds the smaller text here too.
+edits. Where two texts differ tells a copy from a form letter. A copy keeps the
+particulars: aligned with its source, it only adds or removes text whole (a prefix, a
+suffix, a sentence) and slips a character here and there (a typo), at most `edits` of them
+replaced in place, no digit among them. A form letter filled in anew replaces its
+particulars: a name, a place, a company (characters replaced in place, several together),
+an amount or a date (a number changed). And a copy is filed near its source in time: when
+the table has a filing date (`filed`), the two are at most `days` apart. Texts the same as
+written (Jaccard ≥ `verbatim`, or the smaller `verbatim_containment` inside the larger)
+need no alignment. `min_shingles` bounds the smaller text here too.
 A pair with similar text and neither kind of evidence is kept when a third row links it
 (`corroborate`, corroboration.py).
 
@@ -48,10 +47,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
+from rapidfuzz.distance import Levenshtein
 
 from .corroboration import SUBMITTER, WRITTEN, corroborated
 from .features import Field, value_text
@@ -59,11 +60,13 @@ from .pairs import Similar, originals
 from .text import normalize
 
 _DIGITS = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
 _SPACES = re.compile(r"\s+")
 _M = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = np.zeros(0, np.uint64)
 BAND_CHUNK = 16_384  # shingles hashed at once for MinHash bands: 144 × this many minima
 OVERLAP_CHUNK = 4_000_000  # set elements compared at once (32 MB)
+ALIGNED_CHARS = 50_000  # longer texts are not aligned (50,000 characters: 0.15 s a pair)
 
 
 class Sketch(NamedTuple):
@@ -74,6 +77,7 @@ class Sketch(NamedTuple):
     people: np.ndarray  # a hash of each submitter field's value, 0 when blank
     keys: np.ndarray = _EMPTY  # its block keys
     text: str = ""  # the compared text (`long_text`): the rest is computed from it
+    filed: int = 0  # the day it was filed (`date.toordinal`), 0 when unknown
 
     @property
     def fingerprint(self) -> int:
@@ -88,11 +92,11 @@ class Sketch(NamedTuple):
         return CityHash64(self.text) | 1 if len(self.shingles) and len(self.keys) else 0
 
     def to_bytes(self) -> bytes:
-        """What the store keeps of a sketch: the submitter hashes and the text (UTF-16,
-        two bytes a Chinese character where UTF-8 takes three); `ShingleScheme.restore`
-        computes the rest again."""
+        """What the store keeps of a sketch: the submitter hashes, the filing day and the
+        text (UTF-16, two bytes a Chinese character where UTF-8 takes three);
+        `ShingleScheme.restore` computes the rest again."""
         return (np.array([len(self.people)], np.uint64).tobytes() + self.people.astype(np.uint64).tobytes()
-                + self.text.encode("utf-16-le"))
+                + np.array([self.filed], np.int64).tobytes() + self.text.encode("utf-16-le"))
 
 
 @dataclass(frozen=True)
@@ -107,11 +111,13 @@ class ShingleScheme:
     containment: float = 0.7
     verbatim: float = 1.0
     verbatim_containment: float = 0.98
-    edits: int = 1  # characters another person's copy may have changed in place, as written
+    edits: int = 3  # characters another person's copy may have replaced in place (slips), aligned
     submitter: tuple[str, ...] = ()
+    filed: str = ""  # the field holding the day a row was filed ("": none)
+    days: int = 30  # another person's copy is filed at most this many days from its source
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
     bands: int = 6
-    rows_per_band: int = 4
+    rows_per_band: int = 3
     corroborate: bool = True  # pairs without evidence linked by a third row (corroboration.py)
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
@@ -119,23 +125,26 @@ class ShingleScheme:
 
     def sketch_many(self, rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> list[Sketch]:
         """The sketches of many rows, hashed together (the same as one at a time, faster)."""
-        return self.sketch_texts([long_text(row, fields) for row in rows], [self._people(row, fields) for row in rows])
+        return self.sketch_texts([long_text(row, fields) for row in rows], [self._people(row, fields) for row in rows],
+                                 [filed_day(row.get(self.filed)) if self.filed else 0 for row in rows])
 
-    def sketch_texts(self, written: Sequence[str], people: Sequence[np.ndarray]) -> list[Sketch]:
-        """Sketches of compared texts (`long_text`) and their submitter hashes."""
+    def sketch_texts(self, written: Sequence[str], people: Sequence[np.ndarray],
+                     filed: Sequence[int] | None = None) -> list[Sketch]:
+        """Sketches of compared texts (`long_text`), their submitter hashes and filing days."""
         folded = [_DIGITS.sub("0", text) for text in written]
         verbatim = shingle_hashes_many(written, self.size)
         own = shingle_hashes_many(folded, self.key_size)
-        return [Sketch(shingles, exact, p, self._keys(first[:self.keys], p, bands), text)
-                for shingles, exact, first, p, bands, text in zip(
+        return [Sketch(shingles, exact, p, self._keys(first[:self.keys], p, bands), text, day)
+                for shingles, exact, first, p, bands, text, day in zip(
                     shingle_hashes_many(folded, self.size), verbatim, own, people,
-                    self._bands_many(verbatim), written)]
+                    self._bands_many(verbatim), written, filed or [0] * len(written))]
 
     def restore(self, data: bytes) -> Sketch:
         """A sketch from what the store keeps of it (`Sketch.to_bytes`)."""
         count = int(np.frombuffer(data[:8], np.uint64)[0]) if data else 0
         people = np.frombuffer(data[8:8 + 8 * count], np.uint64)
-        return self.sketch_texts([data[8 + 8 * count:].decode("utf-16-le")], [people])[0]
+        filed = int(np.frombuffer(data[8 + 8 * count:16 + 8 * count], np.int64)[0]) if data else 0
+        return self.sketch_texts([data[16 + 8 * count:].decode("utf-16-le")], [people], [filed])[0]
 
     def _people(self, row: Mapping[str, Any], fields: Sequence[Field]) -> np.ndarray:
         return np.array([_hash(v) if v else 0 for v in
@@ -172,9 +181,8 @@ class ShingleScheme:
         smaller = min(len(a.shingles), len(b.shingles))
         if jaccard < self.threshold and (smaller < self.min_shingles or contained < self.containment):
             return None, 0
-        evidence = (SUBMITTER if same_submitter(a.people, b.people) else 0) | (
-            WRITTEN if self.as_written(*overlap(a.verbatim, b.verbatim), min(len(a.verbatim), len(b.verbatim)))
-            else 0)
+        written = self.as_written(*overlap(a.verbatim, b.verbatim)) or self.copied(a.text, b.text, a.filed, b.filed)
+        evidence = (SUBMITTER if same_submitter(a.people, b.people) else 0) | (WRITTEN if written else 0)
         return max(jaccard, self.threshold), evidence
 
     def score(self, a: Sketch, b: Sketch) -> float | None:
@@ -182,12 +190,19 @@ class ShingleScheme:
         similarity, evidence = self.relate(a, b)
         return similarity if evidence else None
 
-    def as_written(self, jaccard, contained, smaller):
-        """Whether texts are the same as written up to a copy's edits, from their verbatim
-        (Jaccard, containment) and the smaller set's size; scalars or arrays alike, so that
-        `pairs` decides exactly as `score`."""
-        return ((jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
-                | ((smaller >= self.min_shingles) & (changed_in_place(contained, smaller) <= self.edits * self.size)))
+    def as_written(self, jaccard, contained):
+        """Whether texts are the same as written, from their verbatim Jaccard and containment;
+        scalars or arrays alike, so that `pairs` decides exactly as `score`."""
+        return (jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
+
+    def copied(self, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> bool:
+        """Whether one text is the other's copy up to a copy's edits (the module says which),
+        and, when the rows' filing days are configured, filed within `days` of it."""
+        if self.filed and not (filed_a and filed_b and abs(filed_a - filed_b) <= self.days):
+            return False
+        if min(len(a), len(b)) < self.min_shingles + self.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
+            return False
+        return slips(a, b, self.edits) is not None
 
     def similar(self, sketches: Sequence[Sketch] | SketchTable) -> Similar:
         """Every similar (i, j, 1 − score), i < j, of rows of different texts: rows sharing
@@ -218,9 +233,11 @@ class ShingleScheme:
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
         people = table.people
         same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
-        written = table.verbatim.sizes()
-        evidence = np.where(same, SUBMITTER, 0) | np.where(
-            self.as_written(*overlap_pairs(table.verbatim, i, j), np.minimum(written[i], written[j])), WRITTEN, 0)
+        written = self.as_written(*overlap_pairs(table.verbatim, i, j))
+        for n in np.flatnonzero(~written).tolist():  # aligned one pair at a time: few are left
+            a, b = int(i[n]), int(j[n])
+            written[n] = self.copied(table.text_of(a), table.text_of(b), int(table.filed[a]), int(table.filed[b]))
+        evidence = np.where(same, SUBMITTER, 0) | np.where(written, WRITTEN, 0)
         return Confirmed(i, j, jaccard, evidence)
 
     def distances(self, jaccard: np.ndarray) -> np.ndarray:
@@ -278,6 +295,8 @@ class SketchTable(NamedTuple):
     people: np.ndarray  # one row of submitter hashes per sketch
     keys: Sets
     identity: np.ndarray  # each sketch's `Sketch.identity`
+    text: Sets  # each compared text, as code points
+    filed: np.ndarray  # each sketch's filing day
 
     @classmethod
     def of(cls, sketches: Sequence[Sketch]) -> SketchTable:
@@ -286,7 +305,13 @@ class SketchTable(NamedTuple):
         for n, s in enumerate(sketches):
             people[n, :len(s.people)] = s.people
         return cls(Sets.of([s.shingles for s in sketches], np.uint32), Sets.of([s.verbatim for s in sketches], np.uint32),
-                   people, Sets.of([s.keys for s in sketches]), np.array([s.identity for s in sketches], np.uint64))
+                   people, Sets.of([s.keys for s in sketches]), np.array([s.identity for s in sketches], np.uint64),
+                   Sets.of([np.frombuffer(s.text.encode("utf-32-le"), np.uint32) for s in sketches], np.uint32),
+                   np.array([s.filed for s in sketches], np.int32))
+
+    def text_of(self, n: int) -> str:
+        """The compared text of sketch n."""
+        return np.asarray(self.text.values[self.text.starts[n]:self.text.starts[n + 1]]).tobytes().decode("utf-32-le")
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
@@ -297,10 +322,39 @@ def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return common / (len(a) + len(b) - common), common / min(len(a), len(b))
 
 
-def changed_in_place(contained, smaller):
-    """Shingles of the smaller set that the larger lacks, from the containment of the smaller
-    in the larger (exact: containment is that count over `smaller`)."""
-    return smaller - np.rint(np.multiply(contained, smaller))
+def slips(a: str, b: str, edits: int) -> int | None:
+    """The characters replaced in place between two texts aligned (Levenshtein), when they are
+    at most `edits` and none touches a number; else None. Text added or removed whole is free,
+    unless it lengthens or shortens a number."""
+    replaced = 0
+    for op in Levenshtein.opcodes(a, b):
+        if op.tag == "replace":
+            replaced += op.src_end - op.src_start
+            if replaced > edits or _DIGIT.search(a, op.src_start, op.src_end) or _DIGIT.search(b, op.dest_start, op.dest_end):
+                return None
+        elif op.tag != "equal":
+            text, start, end = (a, op.src_start, op.src_end) if op.tag == "delete" else (b, op.dest_start, op.dest_end)
+            if _digits(text, start - 1, start) or _digits(text, end - 1, end):
+                return None
+    return replaced
+
+
+def _digits(text: str, left: int, right: int) -> bool:
+    """Whether both characters at `left` and `right` are digits (both inside the text)."""
+    return 0 <= left and right < len(text) and bool(_DIGIT.match(text, left) and _DIGIT.match(text, right))
+
+
+def filed_day(value: Any) -> int:
+    """The day a value names (`date.toordinal`): a date, a datetime, or text starting with an
+    ISO date (2024-05-01, 2024/05/01); 0 when it names none (NULL, blank or not a date)."""
+    if isinstance(value, (date, datetime)):
+        return value.toordinal()
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip()[:10].replace("/", "-")).toordinal()
+        except ValueError:
+            return 0
+    return 0
 
 
 def same_submitter(a: np.ndarray, b: np.ndarray) -> bool:

@@ -231,20 +231,23 @@ class _TableSpool:
     identities held; their keys are spooled with every scheme's (`_read`)."""
 
     def __init__(self, folder: str):
-        self.shingles, self.verbatim = _SetsSpool(folder, np.uint32), _SetsSpool(folder, np.uint32)
+        self.shingles, self.verbatim, self.text = (_SetsSpool(folder, np.uint32) for _ in range(3))
         self.people: list[np.ndarray] = []
         self.identity: list[np.ndarray] = []
+        self.filed: list[np.ndarray] = []
 
     def append(self, table: SketchTable) -> None:
-        self.shingles.append(table.shingles)
-        self.verbatim.append(table.verbatim)
+        for spool, sets in ((self.shingles, table.shingles), (self.verbatim, table.verbatim), (self.text, table.text)):
+            spool.append(sets)
         self.people.append(table.people)
         self.identity.append(table.identity)
+        self.filed.append(table.filed)
 
     def table(self, keys: Sets) -> SketchTable:
         width = max(p.shape[1] for p in self.people)
         people = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in self.people])
-        return SketchTable(self.shingles.sets(), self.verbatim.sets(), people, keys, np.concatenate(self.identity))
+        return SketchTable(self.shingles.sets(), self.verbatim.sets(), people, keys, np.concatenate(self.identity),
+                           self.text.sets(), np.concatenate(self.filed))
 
 
 def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:

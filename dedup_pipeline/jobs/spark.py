@@ -663,7 +663,8 @@ def _concat(tables: list[SketchTable]) -> SketchTable:
     people = np.concatenate([np.pad(t.people, ((0, 0), (0, width - t.people.shape[1]))) for t in tables])
     return SketchTable(_concat_sets([t.shingles for t in tables]), _concat_sets([t.verbatim for t in tables]),
                        people, Sets(np.zeros(0, np.uint64), np.zeros(len(people) + 1, np.int64)),
-                       np.concatenate([t.identity for t in tables]))
+                       np.concatenate([t.identity for t in tables]), _concat_sets([t.text for t in tables]),
+                       np.concatenate([t.filed for t in tables]))
 
 
 def _concat_sets(parts: list[Sets]) -> Sets:
@@ -675,7 +676,8 @@ def _concat_sets(parts: list[Sets]) -> Sets:
 def _take(table: SketchTable, rows: np.ndarray) -> SketchTable:
     """The rows at these positions of a table, in that order (keys left out)."""
     return SketchTable(_take_sets(table.shingles, rows), _take_sets(table.verbatim, rows), table.people[rows],
-                       Sets(np.zeros(0, np.uint64), np.zeros(len(rows) + 1, np.int64)), table.identity[rows])
+                       Sets(np.zeros(0, np.uint64), np.zeros(len(rows) + 1, np.int64)), table.identity[rows],
+                       _take_sets(table.text, rows), table.filed[rows])
 
 
 def _take_sets(sets: Sets, rows: np.ndarray) -> Sets:
