@@ -78,6 +78,7 @@ class SchemeConfig:
     verbatim: float = ShingleScheme.verbatim
     verbatim_containment: float = ShingleScheme.verbatim_containment
     edits: int = ShingleScheme.edits
+    numbers: int = ShingleScheme.numbers
     submitter: tuple[str, ...] = ShingleScheme.submitter
     filed: str = ShingleScheme.filed
     days: int = ShingleScheme.days
@@ -142,7 +143,7 @@ MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would
 _RANGES = {
     ("fingerprint", "k"): (0, 32),
     ("scheme", "size"): (1, 8), ("scheme", "key_size"): (1, 8), ("scheme", "keys"): (1, 64),
-    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "edits"): (0, 100),
+    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "edits"): (0, 100), ("scheme", "numbers"): (0, 100),
     ("scheme", "days"): (0, 36_500),
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
 }

@@ -42,12 +42,12 @@ def test_the_aligned_evidence_of_a_copy_is_shown(run):
     a, b, _ = first_similar_pair("shingles")
     explained = json.loads(run("explain", str(a), str(b), "--json").output)
     text = run("explain", str(a), str(b)).output
-    replaced = explained["replaced_in_place"]
-    assert replaced is None or replaced >= 0
-    assert ("aligned: a number changed" in text if replaced is None
-            else f"aligned: {replaced} character(s) replaced in place" in text)
+    d = explained["aligned"]
+    assert f"aligned: {d['slips']} single character(s) replaced, {d['numbers']} number(s) changed, " \
+           f"{d['words']} word(s) replaced" in text
     assert explained["filed"]["field"] == "created_at" and explained["filed"]["a"] and explained["filed"]["b"]
-    assert explained["thresholds"]["replaced_in_place"] == 3 and explained["thresholds"]["days"] == 30
+    assert explained["thresholds"]["slips"] == 3 and explained["thresholds"]["numbers"] == 1
+    assert explained["thresholds"]["days"] == 30
 
 
 def test_a_pair_linked_through_a_third_row_is_explained_as_needing_that_link(run):

@@ -75,3 +75,15 @@ def test_the_quality_sets_rows_filed_then_deleted_and_edited_give_the_pairs_of_a
     table.update(edited)
     apply(index, matches, edited, gone)
     assert set(matches.held) == batch_pairs(table)
+
+
+def test_a_copy_filed_later_is_linked_through_its_submitters_earlier_copy_as_the_batch_links_it():
+    text = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开。"
+    rows = [(text, "13800000001", "2025-01-01"), (text.replace("清运", "请运"), "13800000002", "2025-01-11"),
+            (text.replace("清运", "请运"), "13800000002", "2025-02-02")]
+    table = {n: {"id": n, "content": c, "phone": p, "created_at": day} for n, (c, p, day) in enumerate(rows, 1)}
+    for order in ([1, 2, 3], [3, 2, 1], [2, 3, 1]):
+        index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
+        for n in order:
+            apply(index, matches, {n: table[n]}, [])
+        assert set(matches.held) == batch_pairs(table) and (1, 3) in matches.held

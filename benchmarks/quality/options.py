@@ -40,7 +40,7 @@ class Pair:
     title: bool  # the same non-blank title
     days: float  # days between their filing
     filed_apart: int  # days between their filing days (the scheme's `filed`)
-    replaced: int | None  # characters replaced in place, aligned; None when a number changed
+    aligned: tuple[int, int, int]  # aligned: single characters replaced, numbers changed, words replaced
     letters: int  # characters of the shorter text
 
 
@@ -54,7 +54,7 @@ def _incidence(sets: Sequence[np.ndarray]) -> sparse.csr_matrix:
 def pairs_of(rows: Sequence[dict], truth: set, edits: dict | None = None) -> list[Pair]:
     """The pairs of other submitters whose texts are similar, numbers folded."""
     from dedup_pipeline.core.schemes import scheme_of
-    from dedup_pipeline.core.shingles import filed_day, slips
+    from dedup_pipeline.core.shingles import differences, filed_day
 
     config = make_config({})
     sketches = scheme_of(config).probes(rows)
@@ -86,7 +86,7 @@ def pairs_of(rows: Sequence[dict], truth: set, edits: dict | None = None) -> lis
                         more - sum((numbers[a] & numbers[b]).values()),
                         bool(ra.get("title")) and ra.get("title") == rb.get("title"), days,
                         abs(filed_day(ra["created_at"]) - filed_day(rb["created_at"])),
-                        slips(texts[a], texts[b], 10**6), min(len(texts[a]), len(texts[b]))))
+                        tuple(differences(texts[a], texts[b])), min(len(texts[a]), len(texts[b]))))
     return out
 
 
@@ -120,24 +120,29 @@ def edited(p: Pair, edits: int) -> bool:
     return (p.smaller >= 8 and p.changed <= 2 * edits) or p.contained >= 0.98
 
 
-def copied(p: Pair, edits: int = 3, days: float | None = 30) -> bool:
-    """The scheme's test (shingles.ShingleScheme.copied): the same as written, or aligned
-    at most `edits` characters replaced in place and every number kept (text of 9 or more
-    characters), filed within `days` (None: dates not compared)."""
-    aligned = p.letters >= 9 and p.replaced is not None and p.replaced <= edits
+def copied(p: Pair, edits: int = 3, numbers: int = 1, days: float | None = 30, words: int = 0) -> bool:
+    """The scheme's test (shingles.ShingleScheme.copied): the same as written, or aligned at
+    most `edits` single characters replaced, `numbers` numbers changed and `words` words of
+    two or more characters replaced (texts of 9 or more characters), filed within `days`
+    (None: dates not compared)."""
+    slips, changed, replaced = p.aligned
+    aligned = p.letters >= 9 and slips <= edits and changed <= numbers and replaced <= words
     return p.jaccard >= 1.0 or p.contained >= 0.98 or aligned and (days is None or p.filed_apart <= days)
 
 
 RULES: list[tuple[str, Callable[[Pair], bool] | tuple]] = [
     ("before issue 22: Jaccard >= 0.92 or 98% contained, as written", lambda p: p.jaccard >= 0.92 or p.contained >= 0.98),
-    ("default: aligned, at most 3 characters replaced in place, every number kept, filed within 30 days; "
-     "or the same as written", copied),
-    ("aligned: at most 2 replaced, numbers kept, within 30 days", lambda p: copied(p, 2)),
-    ("aligned: at most 4 replaced, numbers kept, within 30 days", lambda p: copied(p, 4)),
-    ("aligned: at most 3 replaced, numbers kept, within 7 days", lambda p: copied(p, 3, 7)),
-    ("aligned: at most 3 replaced, numbers kept, dates not compared", lambda p: copied(p, 3, None)),
-    ("aligned: at most 2 replaced, numbers kept, dates not compared", lambda p: copied(p, 2, None)),
-    ("aligned: at most 1 replaced, numbers kept, dates not compared", lambda p: copied(p, 1, None)),
+    ("default: aligned, at most 3 single characters replaced, 1 number changed, no word replaced, filed "
+     "within 30 days; or the same as written", copied),
+    ("aligned: numbers kept", lambda p: copied(p, numbers=0)),
+    ("aligned: 2 numbers changed", lambda p: copied(p, numbers=2)),
+    ("aligned: 2 single characters", lambda p: copied(p, edits=2)),
+    ("aligned: 5 single characters", lambda p: copied(p, edits=5)),
+    ("aligned: a word replaced too", lambda p: copied(p, words=1)),
+    ("aligned: filed within 7 days", lambda p: copied(p, days=7)),
+    ("aligned: filed within 90 days", lambda p: copied(p, days=90)),
+    ("aligned: dates not compared", lambda p: copied(p, days=None)),
+    ("aligned: numbers kept, dates not compared", lambda p: copied(p, numbers=0, days=None)),
     ("shingles counted (the rule before alignment): changed in place <= 2 shingles (edits 1) or 98% contained",
      lambda p: edited(p, 1)),
     ("changed in place <= 4 (edits 2) or 98% contained", lambda p: edited(p, 2)),

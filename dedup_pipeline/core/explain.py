@@ -9,11 +9,10 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
 
 from .features import value_text
 from .schemes import block_scheme, featurizer, scheme_of, shingle_scheme
-from .shingles import ALIGNED_CHARS, long_text, overlap, same_submitter, slips
+from .shingles import ALIGNED_CHARS, changes, differences, long_text, overlap, same_submitter
 from .simhash import to_hex
 
 if TYPE_CHECKING:
@@ -57,13 +56,13 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
     aligned = max(len(ta), len(tb)) <= ALIGNED_CHARS
     return {"jaccard": round(jaccard, 4), "containment": round(contained, 4),
             "verbatim_jaccard": round(written_jaccard, 4), "verbatim_containment": round(written_contained, 4),
-            # aligned: characters a copy replaced in place (None: a number changed, or not aligned)
-            "replaced_in_place": slips(ta, tb, len(ta) + len(tb)) if aligned else None,
+            # aligned: where the texts differ, what a copy may change (None: too long to align)
+            "aligned": differences(ta, tb)._asdict() if aligned else None,
             "copied": s.copied(ta, tb, pa.filed, pb.filed),
             "filed": {"a": _day(pa.filed), "b": _day(pb.filed), "field": s.filed or None},
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
             "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,
-                           "verbatim_containment": s.verbatim_containment, "replaced_in_place": s.edits,
+                           "verbatim_containment": s.verbatim_containment, "slips": s.edits, "numbers": s.numbers,
                            "days": s.days if s.filed else None, "min_shingles": s.min_shingles},
             "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb),
             "differences_within": DIFF_CHARS if max(len(ta), len(tb)) > DIFF_CHARS else None}
@@ -77,11 +76,12 @@ def _differences(ta: str, tb: str) -> list[dict[str, str]]:
     """The pieces of the compared texts that differ, aligned as the scheme aligns them,
     within the first DIFF_CHARS characters of each (the display of 10 MB texts is cut)."""
     wa, wb = ta[:DIFF_CHARS], tb[:DIFF_CHARS]
-    ops = [tuple(op) for op in Levenshtein.opcodes(wa, wb) if op.tag != "equal"]
+    found = list(changes(wa, wb))
     cut_a, cut_b = len(ta) > DIFF_CHARS, len(tb) > DIFF_CHARS
-    if ops and (cut_a and ops[-1][2] == DIFF_CHARS or cut_b and ops[-1][4] == DIFF_CHARS):
-        ops.pop()  # the end of a cut window differs only because of the cut
-    return [{"op": op, "a": wa[i1:i2], "b": wb[j1:j2]} for op, i1, i2, j1, j2 in ops][:SHOWN]
+    if found and (cut_a and found[-1][1] == DIFF_CHARS or cut_b and found[-1][3] == DIFF_CHARS):
+        found.pop()  # the end of a cut window differs only because of the cut
+    kinds = {(True, True): "replace", (True, False): "delete", (False, True): "insert"}
+    return [{"op": kinds[e > s, u > t], "a": wa[s:e], "b": wb[t:u]} for s, e, t, u in found][:SHOWN]
 
 
 def _fingerprints(config: Config, a: Row, b: Row, pa: int, pb: int) -> dict[str, Any]:
@@ -112,15 +112,17 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
         who = "the same" if e["same_submitter"] else "no shared"
         lines.append(f"  {who} submitter ({', '.join(e['submitter_fields']) or 'no submitter fields'}); "
                      f"as written, jaccard {e['verbatim_jaccard']}, containment {e['verbatim_containment']}")
-        replaced = e["replaced_in_place"]
+        aligned = e["aligned"]
         filed = e["filed"]
-        lines.append("  aligned: " + (f"{replaced} character(s) replaced in place, every number kept"
-                                      if replaced is not None else "a number changed (or texts too long to align)")
+        lines.append("  aligned: " + (f"{aligned['slips']} single character(s) replaced, {aligned['numbers']} "
+                                      f"number(s) changed, {aligned['words']} word(s) replaced"
+                                      if aligned is not None else "texts too long to align")
                      + (f"; filed {filed['a'] or 'unknown'} and {filed['b'] or 'unknown'} ({filed['field']})"
                         if filed["field"] else "")
                      + (": a copy" if e["copied"] else ": not a copy"))
-        lines.append(f"  without a shared submitter, a copy when at most {t['replaced_in_place']} character(s) are "
-                     f"replaced in place, no number changed, the rest added or removed whole"
+        lines.append(f"  without a shared submitter, a copy when at most {t['slips']} single character(s) are "
+                     f"replaced, at most {t['numbers']} number(s) changed, no word of 2+ characters replaced, the "
+                     f"rest added or removed whole"
                      + (f", filed within {t['days']} days" if t["days"] is not None else "")
                      + f"; or the same as written: containment >= {t['verbatim_containment']} or jaccard >= "
                      f"{t['verbatim']}")

@@ -26,15 +26,15 @@ filled in for another place or amount is just as similar, so unless the rows sha
 submitter (the same value in one of the `submitter` fields, such as phone or address:
 evidence, never enough alone), their texts must also be the same as written up to a copy's
 edits. Where two texts differ tells a copy from a form letter. A copy keeps the
-particulars: aligned with its source, it only adds or removes text whole (a prefix, a
-suffix, a sentence) and slips a character here and there (a typo), at most `edits` of them
-replaced in place, no digit among them. A form letter filled in anew replaces its
-particulars: a name, a place, a company (characters replaced in place, several together),
-an amount or a date (a number changed). And a copy is filed near its source in time: when
-the table has a filing date (`filed`), the two are at most `days` apart. Texts the same as
-written (Jaccard ≥ `verbatim`, or the smaller `verbatim_containment` inside the larger)
-need no alignment. `min_shingles` bounds the smaller text here too.
-A pair with similar text and neither kind of evidence is kept when a third row links it
+particulars: aligned with its source, it adds or removes text whole (a prefix, a suffix, a
+sentence), slips a character here and there (a typo: at most `edits` single characters
+replaced) and may correct a number or two (at most `numbers`). A form letter filled in
+anew replaces its particulars: a name, a place, a company (a word of two or more
+characters replaced together, which no copy does), and its amounts and dates. And a copy
+is filed near its source in time: when the table has a filing date (`filed`), the two are
+at most `days` apart. Texts the same as written (Jaccard ≥ `verbatim`, or the smaller
+`verbatim_containment` inside the larger) need no alignment. `min_shingles` bounds the
+smaller text here too. A pair with similar text and neither kind of evidence is kept when a third row links it
 (`corroborate`, corroboration.py).
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
@@ -52,7 +52,7 @@ from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import Indel
 
 from .corroboration import SUBMITTER, WRITTEN, corroborated
 from .features import Field, value_text
@@ -111,7 +111,8 @@ class ShingleScheme:
     containment: float = 0.7
     verbatim: float = 1.0
     verbatim_containment: float = 0.98
-    edits: int = 3  # characters another person's copy may have replaced in place (slips), aligned
+    edits: int = 3  # single characters another person's copy may have replaced in place (slips), aligned
+    numbers: int = 1  # numbers it may have changed (a corrected amount or date)
     submitter: tuple[str, ...] = ()
     filed: str = ""  # the field holding the day a row was filed ("": none)
     days: int = 30  # another person's copy is filed at most this many days from its source
@@ -202,7 +203,11 @@ class ShingleScheme:
             return False
         if min(len(a), len(b)) < self.min_shingles + self.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
             return False
-        return slips(a, b, self.edits) is not None
+        return self.copy_differences(differences(a, b))
+
+    def copy_differences(self, d: Differences) -> bool:
+        """Whether a copy may differ so: slips and numbers within their budgets, no word replaced."""
+        return d.words == 0 and d.slips <= self.edits and d.numbers <= self.numbers
 
     def similar(self, sketches: Sequence[Sketch] | SketchTable) -> Similar:
         """Every similar (i, j, 1 − score), i < j, of rows of different texts: rows sharing
@@ -214,7 +219,7 @@ class ShingleScheme:
         keep = evidence > 0
         weak = np.flatnonzero(~keep)
         if self.corroborate and len(weak):
-            keep[weak] = _corroborated(i, j, evidence, weak, original)
+            keep[weak] = _corroborated(i, j, evidence, weak, original, table.people)
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
         return Similar((i.astype(np.int64), j.astype(np.int64), self.distances(jaccard)), original)
 
@@ -256,19 +261,25 @@ class Confirmed(NamedTuple):
 
 
 def _corroborated(i: np.ndarray, j: np.ndarray, evidence: np.ndarray, weak: np.ndarray,
-                  original: np.ndarray) -> list[bool]:
+                  original: np.ndarray, people: np.ndarray) -> list[bool]:
     """Which `weak` pairs a third row links (corroboration.py). A copy of a row is such a
-    third row without being listed: it matches the row as written, so a copy of one side
-    that shares a submitter with the other side links them."""
+    third row without being listed (copies never are): it matches the row as written, and
+    its submitter may be the row's. So a weak pair (a, b) is linked by a copy c of b that
+    shares a submitter with a, or that matches a as written and shares b's submitter."""
     edges = np.flatnonzero(evidence > 0)
     listed = dict(zip(zip(i[edges].tolist(), j[edges].tolist()), evidence[edges].tolist()))
-    by_submitter = np.flatnonzero(evidence & SUBMITTER)
-    copied = set(zip(original[i[by_submitter]].tolist(), j[by_submitter].tolist())) | set(
-        zip(original[j[by_submitter]].tolist(), i[by_submitter].tolist()))
-    unproven = list(zip(i[weak].tolist(), j[weak].tolist()))
-    linked = set(corroborated(listed, unproven))
-    return [(a, b) in linked or (int(original[a]), b) in copied or (int(original[b]), a) in copied
-            for a, b in unproven]
+    linked = set(corroborated(listed, list(zip(i[weak].tolist(), j[weak].tolist()))))
+    copies_near: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (text of c, a): [(c, evidence of a–c)]
+    for (x, y), e in listed.items():
+        copies_near.setdefault((int(original[x]), y), []).append((x, e))
+        copies_near.setdefault((int(original[y]), x), []).append((y, e))
+
+    def through_a_copy(a: int, b: int) -> bool:
+        return any(c != b and (e & SUBMITTER or e & WRITTEN and same_submitter(people[c], people[b]))
+                   for c, e in copies_near.get((int(original[b]), a), ()))
+
+    return [(a, b) in linked or through_a_copy(a, b) or through_a_copy(b, a)
+            for a, b in zip(i[weak].tolist(), j[weak].tolist())]
 
 
 class Sets(NamedTuple):
@@ -322,21 +333,64 @@ def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return common / (len(a) + len(b) - common), common / min(len(a), len(b))
 
 
-def slips(a: str, b: str, edits: int) -> int | None:
-    """The characters replaced in place between two texts aligned (Levenshtein), when they are
-    at most `edits` and none touches a number; else None. Text added or removed whole is free,
-    unless it lengthens or shortens a number."""
-    replaced = 0
-    for op in Levenshtein.opcodes(a, b):
-        if op.tag == "replace":
-            replaced += op.src_end - op.src_start
-            if replaced > edits or _DIGIT.search(a, op.src_start, op.src_end) or _DIGIT.search(b, op.dest_start, op.dest_end):
-                return None
-        elif op.tag != "equal":
-            text, start, end = (a, op.src_start, op.src_end) if op.tag == "delete" else (b, op.dest_start, op.dest_end)
-            if _digits(text, start - 1, start) or _digits(text, end - 1, end):
-                return None
-    return replaced
+class Differences(NamedTuple):
+    """Where two texts differ, aligned: what a copy may change, and what it keeps."""
+
+    slips: int  # single characters replaced in place by one or two (a typo)
+    numbers: int  # numbers changed: digits replaced, or a number lengthened or shortened
+    words: int  # runs of two or more characters replaced together (a name, a place, a company)
+
+
+def changes(a: str, b: str) -> Iterator[tuple[int, int, int, int]]:
+    """Each place two texts differ, aligned by their longest common subsequence (text kept
+    whole wherever it can be): a[s:e] became b[t:u], either side possibly empty."""
+    change = None
+    for op in Indel.opcodes(a, b):
+        if op.tag == "equal":
+            if change:
+                yield change
+            change = None
+        elif change:
+            change = (change[0], op.src_end, change[2], op.dest_end)
+        else:
+            change = (op.src_start, op.src_end, op.dest_start, op.dest_end)
+    if change:
+        yield change
+
+
+def differences(a: str, b: str) -> Differences:
+    """The differences of two texts aligned. Text added or removed whole is none of them,
+    unless it lengthens or shortens a number; a number is counted once however it changed."""
+    slips = words = 0
+    numbers: set = set()
+    run = _number_runs(a)
+    for s, e, t, u in changes(a, b):
+        if _numeric(a, b, s, e, t, u):
+            numbers |= {run[k] for k in range(max(s - 1, 0), min(e + 1, len(a))) if run[k] >= 0} or {-1 - t}
+        gone, came = (_DIGITS.sub("", x) for x in (a[s:e], b[t:u]))
+        if gone and came:  # replaced in place: one character by one or two, or a word
+            slips, words = (slips + 1, words) if min(len(gone), len(came)) == 1 and max(len(gone), len(came)) <= 2 \
+                else (slips, words + 1)
+    return Differences(slips, len(numbers), words)
+
+
+def _numeric(a: str, b: str, s: int, e: int, t: int, u: int) -> bool:
+    """Whether a[s:e] becoming b[t:u] changes a number: digits replaced, or digits added to
+    or removed from one."""
+    gone, came = a[s:e], b[t:u]
+    if gone and came:
+        return bool(_DIGIT.search(gone) or _DIGIT.search(came))
+    text, start, end = (a, s, e) if gone else (b, t, u)
+    return _digits(text, start - 1, start) or _digits(text, end - 1, end)
+
+
+def _number_runs(text: str) -> list[int]:
+    """For each character, the start of the number it is a digit of, or -1."""
+    out, start = [-1] * len(text), -1
+    for k, c in enumerate(text):
+        start = (start if start >= 0 else k) if _DIGIT.match(c) else -1
+        out[k] = start
+    return out
 
 
 def _digits(text: str, left: int, right: int) -> bool:
