@@ -40,6 +40,7 @@ content = "long"
 created_at = "ignore"
 [scheme]
 submitter = ["phone", "address"]
+filed = "created_at"
 """
 
 

@@ -28,14 +28,14 @@ evidence, never enough alone), their texts must also be the same as written up t
 edits. Where two texts differ tells a copy from a form letter. A copy keeps the
 particulars: aligned with its source, it adds or removes text whole (a prefix, a suffix, a
 sentence), slips a character here and there (a typo: at most `edits` single characters
-replaced) and may correct a number or two (at most `numbers`). A form letter filled in
-anew replaces its particulars: a name, a place, a company (a word of two or more
-characters replaced together, which no copy does), and its amounts and dates. And a copy
-is filed near its source in time: when the table has a filing date (`filed`), the two are
-at most `days` apart. Texts the same as written (Jaccard ≥ `verbatim`, or the smaller
+replaced) and may correct a number (at most `numbers`). A form letter filled in anew
+replaces its particulars: a name, a place, a company (a word of two or more characters
+replaced together, which no copy does), and its amounts and dates. And a copy is filed
+near its source in time: when the table has a filing date (`filed`), the two are at most
+`days` apart. Texts the same as written (Jaccard ≥ `verbatim`, or the smaller
 `verbatim_containment` inside the larger) need no alignment. `min_shingles` bounds the
-smaller text here too. A pair with similar text and neither kind of evidence is kept when a third row links it
-(`corroborate`, corroboration.py).
+smaller text here too. A pair with similar text and neither kind of evidence is kept when
+a third row links it (`corroborate`, corroboration.py).
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
 so that a million rows hash in seconds; 32 bits of it, and pairs of sets compared all at
@@ -203,10 +203,7 @@ class ShingleScheme:
             return False
         if min(len(a), len(b)) < self.min_shingles + self.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
             return False
-        return self.copy_differences(differences(a, b))
-
-    def copy_differences(self, d: Differences) -> bool:
-        """Whether a copy may differ so: slips and numbers within their budgets, no word replaced."""
+        d = differences(a, b)
         return d.words == 0 and d.slips <= self.edits and d.numbers <= self.numbers
 
     def similar(self, sketches: Sequence[Sketch] | SketchTable) -> Similar:
