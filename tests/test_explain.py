@@ -46,7 +46,7 @@ def test_the_aligned_evidence_of_a_copy_is_shown(run):
     assert f"aligned: {d['slips']} single character(s) replaced, {d['numbers']} number(s) changed, " \
            f"{d['words']} word(s) replaced" in text
     assert explained["filed"]["field"] == "created_at" and explained["filed"]["a"] and explained["filed"]["b"]
-    assert explained["thresholds"]["slips"] == 3 and explained["thresholds"]["numbers"] == 1
+    assert explained["thresholds"]["slips"] == 3 and explained["thresholds"]["numbers"] == 2
     assert explained["thresholds"]["days"] == 30
 
 

@@ -120,7 +120,7 @@ def edited(p: Pair, edits: int) -> bool:
     return (p.smaller >= 8 and p.changed <= 2 * edits) or p.contained >= 0.98
 
 
-def copied(p: Pair, edits: int = 3, numbers: int = 1, days: float | None = 30, words: int = 0) -> bool:
+def copied(p: Pair, edits: int = 3, numbers: int = 2, days: float | None = 30, words: int = 0) -> bool:
     """The scheme's test (shingles.ShingleScheme.copied): the same as written, or aligned at
     most `edits` single characters replaced, `numbers` numbers changed and `words` words of
     two or more characters replaced (texts of 9 or more characters), filed within `days`
@@ -132,10 +132,10 @@ def copied(p: Pair, edits: int = 3, numbers: int = 1, days: float | None = 30, w
 
 RULES: list[tuple[str, Callable[[Pair], bool] | tuple]] = [
     ("before issue 22: Jaccard >= 0.92 or 98% contained, as written", lambda p: p.jaccard >= 0.92 or p.contained >= 0.98),
-    ("default: aligned, at most 3 single characters replaced, 1 number changed, no word replaced, filed "
+    ("default: aligned, at most 3 single characters replaced, 2 numbers changed, no word replaced, filed "
      "within 30 days; or the same as written", copied),
     ("aligned: numbers kept", lambda p: copied(p, numbers=0)),
-    ("aligned: 2 numbers changed", lambda p: copied(p, numbers=2)),
+    ("aligned: 1 number changed", lambda p: copied(p, numbers=1)),
     ("aligned: 2 single characters", lambda p: copied(p, edits=2)),
     ("aligned: 5 single characters", lambda p: copied(p, edits=5)),
     ("aligned: a word replaced too", lambda p: copied(p, words=1)),

@@ -28,7 +28,7 @@ evidence, never enough alone), their texts must also be the same as written up t
 edits. Where two texts differ tells a copy from a form letter. A copy keeps the
 particulars: aligned with its source, it adds or removes text whole (a prefix, a suffix, a
 sentence), slips a character here and there (a typo: at most `edits` single characters
-replaced) and may correct a number (at most `numbers`). A form letter filled in anew
+replaced) and may correct a number or two (`numbers`). A form letter filled in anew
 replaces its particulars: a name, a place, a company (a word of two or more characters
 replaced together, which no copy does), and its amounts and dates. And a copy is filed
 near its source in time: when the table has a filing date (`filed`), the two are at most
@@ -112,7 +112,7 @@ class ShingleScheme:
     verbatim: float = 1.0
     verbatim_containment: float = 0.98
     edits: int = 3  # single characters another person's copy may have replaced in place (slips), aligned
-    numbers: int = 1  # numbers it may have changed (a corrected amount or date)
+    numbers: int = 2  # numbers it may have changed (a corrected amount, a date)
     submitter: tuple[str, ...] = ()
     filed: str = ""  # the field holding the day a row was filed ("": none)
     days: int = 30  # another person's copy is filed at most this many days from its source
@@ -338,26 +338,36 @@ class Differences(NamedTuple):
     words: int  # runs of two or more characters replaced together (a name, a place, a company)
 
 
-def changes(a: str, b: str) -> Iterator[tuple[int, int, int, int]]:
+def changes(a: str, b: str) -> list[tuple[int, int, int, int]]:
     """Each place two texts differ, aligned by their longest common subsequence (text kept
-    whole wherever it can be): a[s:e] became b[t:u], either side possibly empty."""
-    change = None
+    whole wherever it can be): a[s:e] became b[t:u], either side possibly empty. Text added
+    one character away from text removed is text replaced (a name, a place): the alignment
+    split it around a character the two happen to share."""
+    found: list[tuple[int, int, int, int]] = []
     for op in Indel.opcodes(a, b):
         if op.tag == "equal":
-            if change:
-                yield change
-            change = None
-        elif change:
-            change = (change[0], op.src_end, change[2], op.dest_end)
-        else:
-            change = (op.src_start, op.src_end, op.dest_start, op.dest_end)
-    if change:
-        yield change
+            continue
+        change = (op.src_start, op.src_end, op.dest_start, op.dest_end)
+        if found and _one_change(found[-1], change):
+            last = found.pop()
+            change = (last[0], change[1], last[2], change[3])
+        found.append(change)
+    return found
+
+
+def _one_change(x: tuple[int, int, int, int], y: tuple[int, int, int, int]) -> bool:
+    """Whether change y, after x, is the same change: next to it, or one character away with
+    one of them adding text and the other removing it."""
+    gap_a, gap_b = y[0] - x[1], y[2] - x[3]
+    added, removed = (x[0] == x[1], y[2] == y[3]), (x[2] == x[3], y[0] == y[1])
+    return gap_a == gap_b == 0 or gap_a == gap_b == 1 and (all(added) or all(removed))
 
 
 def differences(a: str, b: str) -> Differences:
-    """The differences of two texts aligned. Text added or removed whole is none of them,
-    unless it lengthens or shortens a number; a number is counted once however it changed."""
+    """The differences of two texts aligned, the same either way round. Text added or removed
+    whole is none of them, unless it lengthens or shortens a number; a number is counted
+    once however it changed."""
+    a, b = sorted((a, b))  # an alignment's ties are broken by the order of the texts
     slips = words = 0
     numbers: set = set()
     run = _number_runs(a)
@@ -365,7 +375,7 @@ def differences(a: str, b: str) -> Differences:
         if _numeric(a, b, s, e, t, u):
             numbers |= {run[k] for k in range(max(s - 1, 0), min(e + 1, len(a))) if run[k] >= 0} or {-1 - t}
         gone, came = (_DIGITS.sub("", x) for x in (a[s:e], b[t:u]))
-        if gone and came:  # replaced in place: one character by one or two, or a word
+        if gone and came and gone != came:  # replaced in place: one character by one or two, or a word
             slips, words = (slips + 1, words) if min(len(gone), len(came)) == 1 and max(len(gone), len(came)) <= 2 \
                 else (slips, words + 1)
     return Differences(slips, len(numbers), words)
