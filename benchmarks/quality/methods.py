@@ -111,17 +111,18 @@ OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("filed within 90 days", {"scheme": {"days": 90}}),
     ("verbatim containment 1.0 (whole text inside)", {"scheme": {"verbatim_containment": 1.0}}),
     ("verbatim containment 0.97", {"scheme": {"verbatim_containment": 0.97}}),
-    ("MinHash bands 6 x 8", {"scheme": {"rows_per_band": 8}}),
-    ("MinHash bands 6 x 4", {"scheme": {"rows_per_band": 4}}),
-    ("MinHash bands 4 x 3", {"scheme": {"bands": 4}}),
+    ("MinHash bands 6 x 8", {"scheme": {"bands": 6, "rows_per_band": 8}}),
+    ("MinHash bands 6 x 4", {"scheme": {"bands": 6}}),
+    ("MinHash bands 6 x 3", {"scheme": {"bands": 6, "rows_per_band": 3}}),
+    ("MinHash bands 4 x 3", {"scheme": {"bands": 4, "rows_per_band": 3}}),
     ("MinHash bands 8 x 3", {"scheme": {"bands": 8, "rows_per_band": 3}}),
-    ("MinHash bands 10 x 4", {"scheme": {"bands": 10, "rows_per_band": 4}}),
+    ("MinHash bands 8 x 4", {"scheme": {"bands": 8}}),
     ("3 keys per submitter value", {"scheme": {"keys": 3}}),
     ("submitter: phone only", {"scheme": {"submitter": ["phone"]}}),
     ("submitter: name too", {"scheme": {"submitter": ["name", "phone", "address"]}}),
     ("no submitter evidence", {"scheme": {"submitter": []}}),
     ("no corroboration through a third row", {"scheme": {"corroborate": False}}),
-    ("no corroboration, MinHash bands 6 x 4", {"scheme": {"corroborate": False, "rows_per_band": 4}}),
+    ("no corroboration, MinHash bands 6 x 4", {"scheme": {"corroborate": False, "bands": 6}}),
 ]
 
 

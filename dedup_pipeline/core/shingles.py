@@ -12,12 +12,13 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   a thousand people do not make a million candidates.
 - any two rows, as written: MinHash bands (`bands` × `rows_per_band`), wide enough for
   another person's copies (a sentence added or removed and a slip or two: Jaccard
-  0.6–0.9): a pair shares a band with probability 1.0 at Jaccard 0.92, 0.997 at 0.85,
-  0.94 at 0.72, 0.77 at 0.6, 0.55 at 0.5, 0.15 at 0.3.
+  0.6–0.9): a pair shares a band with probability 1.0 at Jaccard 0.92, 0.999 at 0.85,
+  0.96 at 0.72, 0.75 at 0.6, 0.48 at 0.5, 0.08 at 0.3.
 Candidates are confirmed exactly, so keys decide only what is looked at. Each key costs an
 entry in the store's buckets and a candidate to confirm, so there are few: 4 per submitter
-value and 6 bands of 3 (benchmarks/quality measured 8 and 12 × 12 no better; 6 × 4 and
-6 × 8 bands missed copies the confirmation accepts; 8 × 3 found as many for 2 more keys).
+value and 10 bands of 4 (benchmarks/quality: 6 × 4 and 8 × 4 bands missed copies the
+confirmation accepts; 6 × 3 found as many, but bands of 3 rows let text that recurs across
+a million rows make 8 times the candidates, benchmarks/scale.py).
 
 Confirming (measured in benchmarks/quality): numbers are folded to one digit, so a changed
 date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
@@ -117,8 +118,8 @@ class ShingleScheme:
     filed: str = ""  # the field holding the day a row was filed ("": none)
     days: int = 30  # another person's copy is filed at most this many days from its source
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
-    bands: int = 6
-    rows_per_band: int = 3
+    bands: int = 10
+    rows_per_band: int = 4
     corroborate: bool = True  # pairs without evidence linked by a third row (corroboration.py)
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
@@ -370,15 +371,32 @@ def differences(a: str, b: str) -> Differences:
     a, b = sorted((a, b))  # an alignment's ties are broken by the order of the texts
     slips = words = 0
     numbers: set = set()
-    run = _number_runs(a)
     for s, e, t, u in changes(a, b):
         if _numeric(a, b, s, e, t, u):
-            numbers |= {run[k] for k in range(max(s - 1, 0), min(e + 1, len(a))) if run[k] >= 0} or {-1 - t}
+            numbers |= {_number_start(a, k) for k in range(max(s - 1, 0), min(e + 1, len(a)))
+                        if _DIGIT.match(a, k)} or {-1 - t}
         gone, came = (_DIGITS.sub("", x) for x in (a[s:e], b[t:u]))
         if gone and came and gone != came:  # replaced in place: one character by one or two, or a word
             slips, words = (slips + 1, words) if min(len(gone), len(came)) == 1 and max(len(gone), len(came)) <= 2 \
                 else (slips, words + 1)
     return Differences(slips, len(numbers), words)
+
+
+def _numeric(a: str, b: str, s: int, e: int, t: int, u: int) -> bool:
+    """Whether a[s:e] becoming b[t:u] changes a number: digits replaced, or digits added to
+    or removed from one."""
+    gone, came = a[s:e], b[t:u]
+    if gone and came:
+        return bool(_DIGIT.search(gone) or _DIGIT.search(came))
+    text, start, end = (a, s, e) if gone else (b, t, u)
+    return _digits(text, start - 1, start) or _digits(text, end - 1, end)
+
+
+def _number_start(text: str, k: int) -> int:
+    """Where the number holding the digit at k starts."""
+    while k and _DIGIT.match(text, k - 1):
+        k -= 1
+    return k
 
 
 def _numeric(a: str, b: str, s: int, e: int, t: int, u: int) -> bool:
