@@ -237,9 +237,10 @@ class ShingleScheme:
         people = table.people
         same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
         written = self.as_written(*overlap_pairs(table.verbatim, i, j))
-        for n in np.flatnonzero(~written).tolist():  # aligned one pair at a time: few are left
-            a, b = int(i[n]), int(j[n])
-            written[n] = self.copied(table.text_of(a), table.text_of(b), int(table.filed[a]), int(table.filed[b]))
+        left = np.flatnonzero(~written)  # aligned one pair at a time: few are left
+        text = table.texts_of(np.concatenate([i[left], j[left]]))
+        for n, a, b in zip(left.tolist(), i[left].tolist(), j[left].tolist()):
+            written[n] = self.copied(text[a], text[b], int(table.filed[a]), int(table.filed[b]))
         evidence = np.where(same, SUBMITTER, 0) | np.where(written, WRITTEN, 0)
         return Confirmed(i, j, jaccard, evidence)
 
@@ -295,6 +296,13 @@ class Sets(NamedTuple):
     def sizes(self) -> np.ndarray:
         return np.diff(self.starts)
 
+    def take(self, rows: np.ndarray) -> Sets:
+        """The sets at these positions, in that order, read in one gather."""
+        sizes = self.sizes()[rows]
+        ends = np.cumsum(sizes)
+        positions = np.repeat(self.starts[rows] - ends + sizes, sizes) + np.arange(ends[-1] if len(ends) else 0)
+        return Sets(self.values[positions], np.concatenate(([0], ends)).astype(np.int64))
+
 
 class SketchTable(NamedTuple):
     """The sketches of many rows as flat arrays: what the batch holds per row."""
@@ -318,9 +326,14 @@ class SketchTable(NamedTuple):
                    Sets.of([np.frombuffer(s.text.encode("utf-32-le"), np.uint32) for s in sketches], np.uint32),
                    np.array([s.filed for s in sketches], np.int32))
 
-    def text_of(self, n: int) -> str:
-        """The compared text of sketch n."""
-        return np.asarray(self.text.values[self.text.starts[n]:self.text.starts[n + 1]]).tobytes().decode("utf-32-le")
+    def texts_of(self, rows: np.ndarray) -> dict[int, str]:
+        """{sketch: its compared text} of these sketches, read in one gather (a temporary
+        file's pages are let go after it, batch._Released)."""
+        rows = np.unique(rows)
+        taken = self.text.take(rows)
+        flat = np.ascontiguousarray(taken.values, np.uint32).tobytes()
+        return {row: flat[4 * start:4 * end].decode("utf-32-le")
+                for row, start, end in zip(rows.tolist(), taken.starts[:-1].tolist(), taken.starts[1:].tolist())}
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:

@@ -675,16 +675,9 @@ def _concat_sets(parts: list[Sets]) -> Sets:
 
 def _take(table: SketchTable, rows: np.ndarray) -> SketchTable:
     """The rows at these positions of a table, in that order (keys left out)."""
-    return SketchTable(_take_sets(table.shingles, rows), _take_sets(table.verbatim, rows), table.people[rows],
+    return SketchTable(table.shingles.take(rows), table.verbatim.take(rows), table.people[rows],
                        Sets(np.zeros(0, np.uint64), np.zeros(len(rows) + 1, np.int64)), table.identity[rows],
-                       _take_sets(table.text, rows), table.filed[rows])
-
-
-def _take_sets(sets: Sets, rows: np.ndarray) -> Sets:
-    sizes = sets.sizes()[rows]
-    ends = np.cumsum(sizes)
-    positions = np.repeat(sets.starts[rows] - ends + sizes, sizes) + np.arange(ends[-1] if len(ends) else 0)
-    return Sets(sets.values[positions], np.concatenate(([0], ends)).astype(np.int64))
+                       table.text.take(rows), table.filed[rows])
 
 
 def _joined(ends: list[Ends]) -> Ends:
