@@ -76,7 +76,7 @@ def _differences(ta: str, tb: str) -> list[dict[str, str]]:
     """The pieces of the compared texts that differ, aligned as the scheme aligns them,
     within the first DIFF_CHARS characters of each (the display of 10 MB texts is cut)."""
     wa, wb = ta[:DIFF_CHARS], tb[:DIFF_CHARS]
-    found = list(changes(wa, wb))
+    found = changes(wa, wb)
     cut_a, cut_b = len(ta) > DIFF_CHARS, len(tb) > DIFF_CHARS
     if found and (cut_a and found[-1][1] == DIFF_CHARS or cut_b and found[-1][3] == DIFF_CHARS):
         found.pop()  # the end of a cut window differs only because of the cut

@@ -373,8 +373,9 @@ def _one_change(x: tuple[int, int, int, int], y: tuple[int, int, int, int]) -> b
     """Whether change y, after x, is the same change: next to it, or one character away with
     one of them adding text and the other removing it."""
     gap_a, gap_b = y[0] - x[1], y[2] - x[3]
-    added, removed = (x[0] == x[1], y[2] == y[3]), (x[2] == x[3], y[0] == y[1])
-    return gap_a == gap_b == 0 or gap_a == gap_b == 1 and (all(added) or all(removed))
+    add_then_remove = x[0] == x[1] and y[2] == y[3]
+    remove_then_add = x[2] == x[3] and y[0] == y[1]
+    return gap_a == gap_b == 0 or gap_a == gap_b == 1 and (add_then_remove or remove_then_add)
 
 
 def differences(a: str, b: str) -> Differences:
@@ -390,8 +391,8 @@ def differences(a: str, b: str) -> Differences:
                         if _DIGIT.match(a, k)} or {-1 - t}
         gone, came = (_DIGITS.sub("", x) for x in (a[s:e], b[t:u]))
         if gone and came and gone != came:  # replaced in place: one character by one or two, or a word
-            slips, words = (slips + 1, words) if min(len(gone), len(came)) == 1 and max(len(gone), len(came)) <= 2 \
-                else (slips, words + 1)
+            slip = min(len(gone), len(came)) == 1 and max(len(gone), len(came)) <= 2
+            slips, words = slips + slip, words + (not slip)
     return Differences(slips, len(numbers), words)
 
 
@@ -410,25 +411,6 @@ def _number_start(text: str, k: int) -> int:
     while k and _DIGIT.match(text, k - 1):
         k -= 1
     return k
-
-
-def _numeric(a: str, b: str, s: int, e: int, t: int, u: int) -> bool:
-    """Whether a[s:e] becoming b[t:u] changes a number: digits replaced, or digits added to
-    or removed from one."""
-    gone, came = a[s:e], b[t:u]
-    if gone and came:
-        return bool(_DIGIT.search(gone) or _DIGIT.search(came))
-    text, start, end = (a, s, e) if gone else (b, t, u)
-    return _digits(text, start - 1, start) or _digits(text, end - 1, end)
-
-
-def _number_runs(text: str) -> list[int]:
-    """For each character, the start of the number it is a digit of, or -1."""
-    out, start = [-1] * len(text), -1
-    for k, c in enumerate(text):
-        start = (start if start >= 0 else k) if _DIGIT.match(c) else -1
-        out[k] = start
-    return out
 
 
 def _digits(text: str, left: int, right: int) -> bool:
