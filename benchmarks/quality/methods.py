@@ -118,6 +118,8 @@ OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("MinHash bands 8 x 3", {"scheme": {"bands": 8, "rows_per_band": 3}}),
     ("MinHash bands 8 x 4", {"scheme": {"bands": 8}}),
     ("3 keys per submitter value", {"scheme": {"keys": 3}}),
+    ("6 keys per submitter value", {"scheme": {"keys": 6}}),
+    ("8 keys per submitter value", {"scheme": {"keys": 8}}),
     ("submitter: phone only", {"scheme": {"submitter": ["phone"]}}),
     ("submitter: name too", {"scheme": {"submitter": ["name", "phone", "address"]}}),
     ("no submitter evidence", {"scheme": {"submitter": []}}),
