@@ -268,10 +268,13 @@ def _corroborated(i: np.ndarray, j: np.ndarray, evidence: np.ndarray, weak: np.n
     edges = np.flatnonzero(evidence > 0)
     listed = dict(zip(zip(i[edges].tolist(), j[edges].tolist()), evidence[edges].tolist()))
     linked = set(corroborated(listed, list(zip(i[weak].tolist(), j[weak].tolist()))))
+    copied = (np.bincount(original, minlength=len(original)) > 1)[original]  # rows with a copy
     copies_near: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (text of c, a): [(c, evidence of a–c)]
     for (x, y), e in listed.items():
-        copies_near.setdefault((int(original[x]), y), []).append((x, e))
-        copies_near.setdefault((int(original[y]), x), []).append((y, e))
+        if copied[x]:
+            copies_near.setdefault((int(original[x]), y), []).append((x, e))
+        if copied[y]:
+            copies_near.setdefault((int(original[y]), x), []).append((y, e))
 
     def through_a_copy(a: int, b: int) -> bool:
         return any(c != b and (e & SUBMITTER or e & WRITTEN and same_submitter(people[c], people[b]))
@@ -356,7 +359,10 @@ def changes(a: str, b: str) -> list[tuple[int, int, int, int]]:
     """Each place two texts differ, aligned by their longest common subsequence (text kept
     whole wherever it can be): a[s:e] became b[t:u], either side possibly empty. Text added
     one character away from text removed is text replaced (a name, a place): the alignment
-    split it around a character the two happen to share."""
+    split it around a character the two happen to share. The same either way round: an
+    alignment's ties are broken by the order of the texts, so they are aligned in one order."""
+    if b < a:
+        return [(s, e, t, u) for t, u, s, e in changes(b, a)]
     found: list[tuple[int, int, int, int]] = []
     for op in Indel.opcodes(a, b):
         if op.tag == "equal":
@@ -382,7 +388,7 @@ def differences(a: str, b: str) -> Differences:
     """The differences of two texts aligned, the same either way round. Text added or removed
     whole is none of them, unless it lengthens or shortens a number; a number is counted
     once however it changed."""
-    a, b = sorted((a, b))  # an alignment's ties are broken by the order of the texts
+    a, b = sorted((a, b))  # numbers are placed in the first in order, either way round
     slips = words = 0
     numbers: set = set()
     for s, e, t, u in changes(a, b):
