@@ -2,13 +2,18 @@
 rows are added, changed and deleted, in whatever batches, the matches end as a batch over
 the final table stores them — pairs both ways, copies linked to the first of them."""
 
+from functools import cache
+
+import numpy as np
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from benchmarks.data import generate
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.jobs.matches import MemoryMatches, apply
+from dedup_pipeline.core.pairs import originals
 from dedup_pipeline.core.schemes import scheme_of
+from dedup_pipeline.core.shingles import SketchTable, candidates, through_a_third
 from dedup_pipeline.store.index import MemoryStore
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
@@ -30,22 +35,42 @@ def batch_pairs(table: dict) -> set:
     return found | {(b, a) for a, b in found}
 
 
-def row(row_id: int, text_of: int) -> dict:
-    return {**ROWS[text_of], "id": row_id}
+@cache
+def linked_through_a_third() -> list[dict]:
+    """Rows of a labelled set that share no key but that a batch compares, both paired with
+    a third row (shingles.through_a_third), and every row paired with them."""
+    rows = generate(6000, seed=11).rows
+    scheme = scheme_of(CONFIG)
+    table = SketchTable.of(scheme.probes(rows))
+    original = originals(table.identity)
+    near = candidates(table.keys, original)
+    i, j, _, evidence = scheme.shingles.confirm(table, *near)
+    i, j = i[evidence > 0], j[evidence > 0]
+    ends = set(np.concatenate(through_a_third(i, j, original, *near)).tolist())
+    pool = ends | {x for a, b in zip(i.tolist(), j.tolist()) if {a, b} & ends for x in (a, b)}
+    return [rows[n] for n in sorted(pool)]
 
 
-changes = st.lists(st.lists(st.tuples(st.integers(1, 60), st.none() | st.integers(0, POOL - 1)),
-                            min_size=1, max_size=12), min_size=1, max_size=8)
+def row(row_id: int, text_of: int, pool=ROWS) -> dict:
+    return {**pool[text_of], "id": row_id}
 
 
-def apply_all(batches, table, index, matches):
+def changes_of(pool: int):
+    return st.lists(st.lists(st.tuples(st.integers(1, 60), st.none() | st.integers(0, pool - 1)),
+                             min_size=1, max_size=12), min_size=1, max_size=8)
+
+
+changes = changes_of(POOL)
+
+
+def apply_all(batches, table, index, matches, pool=ROWS):
     for batch in batches:
         wanted = dict(batch)  # a row changed twice in a batch: its last state, as the table has it
         for row_id, text_of in wanted.items():
             if text_of is None:
                 table.pop(row_id, None)
             else:
-                table[row_id] = row(row_id, text_of)
+                table[row_id] = row(row_id, text_of, pool)
         apply(index, matches, {r: table[r] for r in wanted if r in table}, [r for r in wanted if r not in table])
 
 
@@ -58,6 +83,18 @@ def test_changes_applied_one_batch_at_a_time_give_the_pairs_of_a_batch(start, ba
     table = {n + 1: row(n + 1, t) for n, t in enumerate(start)}
     apply(index, matches, dict(table), [])
     apply_all(batches, table, index, matches)
+    assert set(matches.held) == batch_pairs(table)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=st.lists(st.integers(0, 24), min_size=0, max_size=40), batches=changes_of(25))
+def test_pairs_linked_through_a_third_row_follow_changes_as_a_batch_links_them(start, batches):
+    pool = linked_through_a_third()
+    assert len(pool) == 25  # the strategy's range
+    index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
+    table = {n + 1: row(n + 1, t, pool) for n, t in enumerate(start)}
+    apply(index, matches, dict(table), [])
+    apply_all(batches, table, index, matches, pool)
     assert set(matches.held) == batch_pairs(table)
 
 

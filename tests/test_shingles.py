@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.data import documents
 from dedup_pipeline.core.features import Field
-from dedup_pipeline.core.corroboration import corroborated
+from dedup_pipeline.core.corroboration import corroborated, neighbours
 from dedup_pipeline.core.shingles import (Differences, ShingleScheme, Sets, candidates, differences, filed_day,
                                          overlap, overlap_pairs, shingle_hashes)
 
@@ -156,6 +156,12 @@ def test_text_added_beside_text_removed_around_a_shared_character_is_a_word_repl
     assert differences(a, b) == differences(b, a) and differences(a, b).words > 0
 
 
+def test_a_character_replaced_by_its_neighbour_is_a_slip_not_a_word():
+    # aligned, 坐 removed and 拢 added a character apart, joined: the run differs in one place
+    assert differences("大家坐拢来后堂", "大家拢拢来后千") == Differences(slips=2, numbers=0, words=0)
+    assert differences("大家坐拢来后堂", "大家围坐来后堂").words == 1  # two places: a word
+
+
 FILED = ShingleScheme(submitter=("name",), filed="filed", days=30)
 
 
@@ -220,14 +226,21 @@ def test_pairs_are_the_candidates_that_score(scheme):
 
 
 def one_by_one(scheme, sketches):
-    """{(i, j): distance} of every pair, each candidate related on its own and linked through
-    a third row as corroboration.py says: what `pairs` must give, copies or not."""
+    """{(i, j): distance} of every pair, each related on its own: the rows sharing a key, and
+    those both paired with a third row by a key and evidence; a pair when it has evidence
+    or a third row links it (corroboration.py): what `pairs` must give, copies or not."""
     related = {(a, b): scheme.relate(sketches[a], sketches[b])
                for a, b in zip(*(x.tolist() for x in candidates(Sets.of([s.keys for s in sketches]))))}
     edges = {pair: evidence for pair, (score, evidence) in related.items() if score is not None and evidence}
-    linked = corroborated(edges, [pair for pair, (score, evidence) in related.items()
-                                  if score is not None and not evidence])
-    return {pair: round(1 - related[pair][0], 4) for pair in [*edges, *linked]}
+    if scheme.corroborate:
+        for middle, around in neighbours(edges).items():
+            for a, b in itertools.combinations(sorted(around), 2):
+                if (a, b) not in related:
+                    related[a, b] = scheme.relate(sketches[a], sketches[b])
+    weak = [pair for pair, (score, evidence) in related.items() if score is not None and not evidence]
+    linked = corroborated(edges, weak) if scheme.corroborate else []
+    return {pair: round(1 - related[pair][0], 4) for pair, (score, evidence) in related.items()
+            if score is not None and evidence} | {pair: round(1 - related[pair][0], 4) for pair in linked}
 
 
 def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are_linked():

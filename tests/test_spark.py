@@ -19,7 +19,7 @@ from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.spark import _bounds, run_spark_batch, shard_generation
 from dedup_pipeline.store.index import BLOCKS, MongoStore
 
-ROWS = 2000
+ROWS = 6000
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +81,9 @@ def test_spark_stores_the_pairs_of_the_local_batch_including_pairs_linked_throug
     assert pairs == results.read_matches(local_db, live_run(local_db)) and len(pairs) > 100
     scheme = scheme_of(config_for("", "", "dedup"))
     by_id = {row["id"]: row for row in rows}
-    linked = [(a, b) for a, b, _ in pairs
-              if scheme.distance(*scheme.probes([by_id[a], by_id[b]])) is None]
-    assert linked  # the set exercises corroboration, which Spark decides in its own stage
+    probes = {(a, b): scheme.probes([by_id[a], by_id[b]]) for a, b, _ in pairs}
+    assert any(scheme.distance(*p) is None for p in probes.values())  # corroboration: a stage of its own
+    assert any(not set(scheme.keys(x)) & set(scheme.keys(y)) for x, y in probes.values())  # through a third
 
 
 def test_spark_stores_the_groups_of_the_local_batch(both):
@@ -119,7 +119,7 @@ def test_a_spark_rerun_writes_only_the_rows_added_changed_or_removed(spark, qual
     with sqlite3.connect(copy) as db:
         db.execute("UPDATE petition SET content = '再次反映' || content WHERE id = 2")
         db.execute("DELETE FROM petition WHERE id IN (?, ?)", (rows[4]["id"], rows[-1]["id"]))
-        db.execute("INSERT INTO petition (id, content) VALUES (5000, ?)", ("再次反映" + rows[9]["content"],))
+        db.execute("INSERT INTO petition (id, content) VALUES (?, ?)", (len(rows) + 1000, "再次反映" + rows[9]["content"]))
     again = run_spark_batch(config, store, partitions=3)
     assert (first.added, first.changed, first.removed) == (len(rows), 0, 0)
     assert (again.added, again.changed, again.removed) == (1, 1, 2)

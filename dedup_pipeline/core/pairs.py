@@ -53,7 +53,7 @@ class Similar(NamedTuple):
         """Every pair, copies with each other too (n² for n copies): for small tables."""
         i, j, d = self.pairs
         parts = [(i, j, d)]
-        for row_members in _members(self.original):
+        for row_members in copy_classes(self.original):
             a, b = np.triu_indices(len(row_members), 1)
             parts.append((row_members[a], row_members[b], np.zeros(len(a), d.dtype)))
         return _ordered(*(np.concatenate(p) for p in zip(*parts)))
@@ -68,7 +68,7 @@ def originals(identity: np.ndarray) -> np.ndarray:
     return out
 
 
-def _members(original: np.ndarray) -> list[np.ndarray]:
+def copy_classes(original: np.ndarray) -> list[np.ndarray]:
     """The rows of each original with copies, original first."""
     order = np.argsort(original, kind="stable")
     cuts = np.flatnonzero(np.diff(original[order])) + 1

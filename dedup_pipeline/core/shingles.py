@@ -57,7 +57,7 @@ from rapidfuzz.distance import Indel
 
 from .corroboration import SUBMITTER, WRITTEN, corroborated
 from .features import Field, value_text
-from .pairs import Similar, originals
+from .pairs import Similar, copy_classes as _copy_classes, originals
 from .text import normalize
 
 _DIGITS = re.compile(r"\d+")
@@ -118,7 +118,7 @@ class ShingleScheme:
     filed: str = ""  # the field holding the day a row was filed ("": none)
     days: int = 30  # another person's copy is filed at most this many days from its source
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
-    bands: int = 10
+    bands: int = 14
     rows_per_band: int = 4
     corroborate: bool = True  # pairs without evidence linked by a third row (corroboration.py)
 
@@ -213,13 +213,21 @@ class ShingleScheme:
         all candidates at once; rows of one text are copies of the first of them."""
         table = sketches if isinstance(sketches, SketchTable) else SketchTable.of(sketches)
         original = originals(table.identity)
-        i, j, jaccard, evidence = self.confirm(table, *candidates(table.keys, original))
+        near = candidates(table.keys, original)
+        i, j, jaccard, evidence = self.confirm(table, *near)
+        if self.corroborate:
+            edges = evidence > 0
+            ki, kj, ke = i[edges], j[edges], evidence[edges]
+            more = self.confirm(table, *through_a_third(ki, kj, original, *near))
+            i, j, jaccard, evidence = (np.concatenate(x) for x in zip((i, j, jaccard, evidence), more))
         keep = evidence > 0
         weak = np.flatnonzero(~keep)
         if self.corroborate and len(weak):
-            keep[weak] = _corroborated(i, j, evidence, weak, original, table.people)
+            keep[weak] = _corroborated((ki, kj, ke), i[weak], j[weak], original, table.people)
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
-        return Similar((i.astype(np.int64), j.astype(np.int64), self.distances(jaccard)), original)
+        order = np.lexsort((j, i))
+        return Similar((i[order].astype(np.int64), j[order].astype(np.int64), self.distances(jaccard[order])),
+                       original)
 
     def pairs(self, sketches: Sequence[Sketch] | SketchTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every similar (i, j, 1 − score), i < j, copies with each other too."""
@@ -259,15 +267,16 @@ class Confirmed(NamedTuple):
     evidence: np.ndarray
 
 
-def _corroborated(i: np.ndarray, j: np.ndarray, evidence: np.ndarray, weak: np.ndarray,
+def _corroborated(edges: tuple[np.ndarray, np.ndarray, np.ndarray], a: np.ndarray, b: np.ndarray,
                   original: np.ndarray, people: np.ndarray) -> list[bool]:
-    """Which `weak` pairs a third row links (corroboration.py). A copy of a row is such a
-    third row without being listed (copies never are): it matches the row as written, and
-    its submitter may be the row's. So a weak pair (a, b) is linked by a copy c of b that
+    """Which weak pairs (a[n], b[n]) a third row links through two `edges` (pairs sharing a
+    key, with evidence of their own: i, j, evidence; corroboration.py). A copy of a row is
+    such a third row without being listed (copies never are): it matches the row as written,
+    and its submitter may be the row's. So a weak pair (a, b) is linked by a copy c of b that
     shares a submitter with a, or that matches a as written and shares b's submitter."""
-    edges = np.flatnonzero(evidence > 0)
-    listed = dict(zip(zip(i[edges].tolist(), j[edges].tolist()), evidence[edges].tolist()))
-    linked = set(corroborated(listed, list(zip(i[weak].tolist(), j[weak].tolist()))))
+    i, j, evidence = edges
+    listed = dict(zip(zip(i.tolist(), j.tolist()), evidence.tolist()))
+    linked = set(corroborated(listed, list(zip(a.tolist(), b.tolist()))))
     copied = (np.bincount(original, minlength=len(original)) > 1)[original]  # rows with a copy
     copies_near: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (text of c, a): [(c, evidence of a–c)]
     for (x, y), e in listed.items():
@@ -280,8 +289,42 @@ def _corroborated(i: np.ndarray, j: np.ndarray, evidence: np.ndarray, weak: np.n
         return any(c != b and (e & SUBMITTER or e & WRITTEN and same_submitter(people[c], people[b]))
                    for c, e in copies_near.get((int(original[b]), a), ()))
 
-    return [(a, b) in linked or through_a_copy(a, b) or through_a_copy(b, a)
-            for a, b in zip(i[weak].tolist(), j[weak].tolist())]
+    return [(x, y) in linked or through_a_copy(x, y) or through_a_copy(y, x) for x, y in zip(a.tolist(), b.tolist())]
+
+
+def through_a_third(i: np.ndarray, j: np.ndarray, original: np.ndarray, near_i: np.ndarray,
+                    near_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (a, b), a < b, of rows of different texts that share no key but are both
+    paired with one third row by a key and evidence of their own (edges i–j): two
+    re-submissions of one petition, each like it, are compared with each other though they
+    share no key (benchmarks/quality: 'indirect' pairs). Rows of one text are such a pair
+    of each other, so a copy of a row's partner is compared with it too. `near_*`: the
+    pairs sharing a key, already compared."""
+    partners: dict[int, list[int]] = {}
+    for x, y in zip(i.tolist(), j.tolist()):
+        partners.setdefault(x, []).append(y)
+        partners.setdefault(y, []).append(x)
+    found: set[tuple[int, int]] = set()
+    members = {int(m[0]): m.tolist() for m in _copy_classes(original)}
+    for middle, around in partners.items():
+        by_text: dict[int, list[int]] = {}
+        for x in around:
+            by_text.setdefault(int(original[x]), []).append(x)
+        texts = list(by_text.values())
+        for n, first in enumerate(texts):  # pairs of the middle's partners, across texts
+            for second in texts[n + 1:]:
+                found.update((min(x, y), max(x, y)) for x in first for y in second)
+        for text, linked in by_text.items():  # the middle with the copies of a partner's text
+            if text in members:
+                others = members[text] if len(linked) > 1 else [m for m in members[text] if m != linked[0]]
+                found.update((min(middle, m), max(middle, m)) for m in others)
+    if not found:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    n = len(original)
+    code = np.array(sorted(a * n + b for a, b in found), np.int64)
+    code = code[~np.isin(code, np.minimum(near_i, near_j) * n + np.maximum(near_i, near_j))]
+    a, b = np.divmod(code, n)
+    return a, b
 
 
 class Sets(NamedTuple):
@@ -396,10 +439,19 @@ def differences(a: str, b: str) -> Differences:
             numbers |= {_number_start(a, k) for k in range(max(s - 1, 0), min(e + 1, len(a)))
                         if _DIGIT.match(a, k)} or {-1 - t}
         gone, came = (_DIGITS.sub("", x) for x in (a[s:e], b[t:u]))
-        if gone and came and gone != came:  # replaced in place: one character by one or two, or a word
-            slip = min(len(gone), len(came)) == 1 and max(len(gone), len(came)) <= 2
+        if gone and came and gone != came:  # replaced in place: one character, or a word
+            slip = _one_character(gone, came)
             slips, words = slips + slip, words + (not slip)
     return Differences(slips, len(numbers), words)
+
+
+def _one_character(gone: str, came: str) -> bool:
+    """Whether text replaced is one character replaced (a typo): by one or two characters,
+    or within a run of equal length that differs in that one place (the alignment joined it
+    to a neighbour the two happen to share, as in 坐拢 → 拢拢)."""
+    if len(gone) == len(came):
+        return sum(x != y for x, y in zip(gone, came)) == 1
+    return min(len(gone), len(came)) == 1 and max(len(gone), len(came)) <= 2
 
 
 def _numeric(a: str, b: str, s: int, e: int, t: int, u: int) -> bool:

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 from cityhash import CityHash64
 
 from ..config import Config
-from .matches import decided
+from .matches import Decided, decided
 from ..core.features import SEPARATOR, value_text
 from ..core.schemes import scheme_of
 from ..store.index import BlockStore, Record, batched, open_store
@@ -84,15 +84,16 @@ class Incremental:
         """{(row, other): distance} of the pairs these probes make with stored rows and with
         each other (once each), and of the stored pairs they corroborate (corroboration.py),
         with one lookup."""
-        return self.pairs_seen(probes)[0]
+        return self.pairs_seen(probes).pairs
 
-    def pairs_seen(self, probes: Mapping[Any, Any]) -> tuple[dict[tuple, Any], dict[Any, Any]]:
-        """`pairs_many`, and the probes of every row it looked at, stored or given."""
+    def pairs_seen(self, probes: Mapping[Any, Any]) -> Decided:
+        """`pairs_many`, with the probes of every row it looked at, stored or given, and the
+        pairs among them that share a key and carry evidence (matches.decided)."""
         keys = {row: set(self.scheme.keys(p)) for row, p in probes.items()}
         held = self.store.lookup(self.table, keys)
         keys.update((row, set(r.keys)) for row, r in held.items())
         stored = {**{row: self._restore(r) for row, r in held.items()}, **probes}
-        return decided(self.scheme, probes, stored, keys), stored
+        return decided(self.scheme, probes, stored, keys)
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""

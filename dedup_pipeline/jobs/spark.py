@@ -53,8 +53,8 @@ from ..store.lock import Lease
 from ..core.corroboration import corroborated
 from .incremental import content_hash
 from ..core.schemes import Shingles, scheme_of, shingle_scheme
-from ..core.pairs import Similar
-from ..core.shingles import Sets, SketchTable, candidates
+from ..core.pairs import Similar, originals
+from ..core.shingles import Sets, SketchTable, candidates, through_a_third
 from ..sql.source import SqlSource
 from ..store.index import BLOCKS, MANIFEST, MongoStore, Record, buckets, bucket_bits, connect
 
@@ -210,7 +210,10 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
         ends = judged.flatMap(partial(_ends, job)).partitionBy(*by_part()).persist(keep)
         weak = judged.union(ends).mapPartitions(partial(_weak_with_ends, job)).partitionBy(*by_part())
         kept.append(weak.union(ends).mapPartitions(_linked))
-    a, b, d = _collect_pairs(sc.union(kept).collect())
+    parts = sc.union(kept).collect()
+    if shingle_scheme(job.config).corroborate:
+        parts.append(_through_a_third(job, read, _values(judged, Judged).map(_edges).collect()))
+    a, b, d = _collect_pairs(parts)
     seconds["corroborate+collect"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -576,6 +579,47 @@ def _proven(judged: Judged) -> Final:
     return Final(judged.a[keep], judged.b[keep], judged.distance[keep])
 
 
+def _edges(judged: Judged) -> Ends:
+    """The pairs with evidence, as (row, other row, evidence)."""
+    keep = judged.evidence > 0
+    return Ends(judged.a[keep], judged.b[keep], judged.evidence[keep])
+
+
+def _through_a_third(job: Job, read: Any, parts: list[Ends]) -> Final:
+    """The pairs of rows both paired with a third by a key and evidence (`parts`, every pair
+    of copies among them), decided at the driver as the local batch decides them
+    (shingles.through_a_third): few, and their rows' sketches fetched from the executors."""
+    edges = _joined(parts)
+    nodes = np.union1d(edges.node, edges.other)
+    i, j = np.searchsorted(nodes, edges.node), np.searchsorted(nodes, edges.other)
+    original = originals(_identities(read, nodes))
+    listed = original[i] != original[j]  # copies are a class of their own there, not edges
+    a, b = through_a_third(i[listed], j[listed], original, i[listed], j[listed])
+    if not len(a):
+        return Final(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    wanted = read.context.broadcast(nodes[np.union1d(a, b)])
+    chunks = _values(read, Sketched).map(lambda s: _chunk_of(s, wanted.value)).collect()
+    ids = np.concatenate([c.ids for c in chunks])
+    order = np.argsort(ids)
+    table = _take(_concat([c.table for c in chunks]), order)
+    ids = ids[order]
+    scheme = shingle_scheme(job.config)
+    confirmed = scheme.confirm(table, np.searchsorted(ids, nodes[a]), np.searchsorted(ids, nodes[b]))
+    x, y = ids[confirmed.i], ids[confirmed.j]
+    by_pair = {(p, q): e for p, q, e in zip(edges.node.tolist(), edges.other.tolist(), edges.evidence.tolist())}
+    weak = np.flatnonzero(confirmed.evidence == 0)
+    keep = confirmed.evidence > 0
+    linked = set(corroborated(by_pair, list(zip(x[weak].tolist(), y[weak].tolist()))))
+    keep[weak] = [pair in linked for pair in zip(x[weak].tolist(), y[weak].tolist())]
+    return Final(x[keep], y[keep], scheme.distances(confirmed.jaccard)[keep])
+
+
+def _chunk_of(chunk: Sketched, wanted: np.ndarray) -> _Local:
+    """The rows of a chunk among `wanted`, with their sketches."""
+    at = np.flatnonzero(np.isin(chunk.ids, wanted))
+    return _Local(chunk.ids[at], _take(chunk.table, at))
+
+
 def _ends(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Ends]]:
     """Each pair with evidence, to the partitions of both its rows."""
     if not isinstance(item[1], Judged):
@@ -638,7 +682,9 @@ def _collect_pairs(parts: list[Final]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     b = np.concatenate([f.b for f in parts] or [np.zeros(0, np.int64)]).astype(np.int64)
     d = np.concatenate([f.distance for f in parts] or [np.zeros(0)]).astype(float)
     order = np.lexsort((b, a))
-    return a[order], b[order], d[order]
+    a, b, d = a[order], b[order], d[order]
+    once = np.concatenate(([True], (a[1:] != a[:-1]) | (b[1:] != b[:-1])))  # a pair linked twice
+    return a[once], b[once], d[once]
 
 
 # ------------------------------------------------------------------ sketch tables
