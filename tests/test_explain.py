@@ -57,6 +57,20 @@ def test_a_pair_linked_through_a_third_row_is_explained_as_needing_that_link(run
     assert "reported only if a third row" in run("explain", str(a), str(b)).output
 
 
+def test_a_pair_sharing_no_key_is_explained_as_needing_a_third_row_paired_with_both(run):
+    rows = sample_rows()
+    scheme = scheme_of(sample_config("shingles"))
+    probes = scheme.probes(rows)
+    i, j, _ = scheme.pairs(probes)
+    a, b = next((rows[a]["id"], rows[b]["id"]) for a, b in zip(i.tolist(), j.tolist())
+                if not set(scheme.keys(probes[a])) & set(scheme.keys(probes[b])))
+    explained = json.loads(run("explain", str(a), str(b), "--json").output)
+    assert explained["needs_a_third"] and not explained["shares_a_key"]
+    text = run("explain", str(a), str(b)).output
+    assert f"rows {a} and {b}: similar when a third row links them" in text
+    assert "compare them only when a third row" in text
+
+
 def test_unrelated_rows_are_explained_as_not_similar(run):
     rows = sample_rows()
     scheme = scheme_of(sample_config("shingles"))

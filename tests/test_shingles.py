@@ -165,6 +165,14 @@ def test_a_character_replaced_by_its_neighbour_is_a_slip_not_a_word():
 FILED = ShingleScheme(submitter=("name",), filed="filed", days=30)
 
 
+def test_another_persons_text_the_same_as_written_is_a_copy_when_filed_within_the_days_unless_it_is_the_same():
+    a = sketch(TEXT, scheme=FILED, filed="2025-03-01")
+    prefixed = "再次反映" + TEXT  # the smaller text wholly inside the larger: the same as written
+    assert similar(a, sketch(prefixed, "李四", FILED, "2025-03-20"), FILED)
+    assert not similar(a, sketch(prefixed, "李四", FILED, "2025-09-01"), FILED)
+    assert similar(a, sketch(TEXT, "李四", FILED, "2025-09-01"), FILED)  # the same text: a copy whenever filed
+
+
 def test_another_persons_copy_is_similar_when_filed_within_the_days_of_its_source():
     a = sketch(SHORT, scheme=FILED, filed=date(2025, 3, 1))
     copy = SHORT.replace("清运", "请运")

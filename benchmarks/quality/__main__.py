@@ -28,7 +28,7 @@ from . import methods as m
 from . import options as opt
 from . import weightings as wt
 from .sample import sample_scores, template_sample
-from .score import Score, score
+from .score import Score, prf, score
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "RESULTS.md"
@@ -246,6 +246,30 @@ def options_section(test: dsmod.Dataset, dev: dsmod.Dataset, log) -> list[str]:
             "later row (what an incremental check sees when it arrives).", "", *lines]
 
 
+BAND_COUNTS = (10, 12, 14, 16)
+MORE_DEV_SEEDS = 4
+
+
+def bands_section(args, dev: dsmod.Dataset, log) -> list[str]:
+    """Ours with 10 to 16 MinHash bands on the dev set and three more dev seeds: where the
+    number of bands was chosen (each band a key a row; sets of one seed differ by few pairs)."""
+    start = time.perf_counter()
+    sets = [dev] + [dsmod.generate(args.rows, dev.seed + n) for n in range(1, MORE_DEV_SEEDS)]
+    lines = ["| bands | " + " | ".join(f"seed {d.seed}: false / missed" for d in sets) + " | pooled F1 |",
+             "|---" * (len(sets) + 2) + "|"]
+    for bands in BAND_COUNTS:
+        config = m.make_config({"scheme": {"bands": bands}})
+        cells, tp, reported, truth = [], 0, 0, 0
+        for d in sets:
+            found = {(min(a, b), max(a, b)) for a, b in m.library_pairs(config, d.rows)}
+            hits = len(found & d.true_pairs)
+            cells.append(f"{len(found) - hits} / {len(d.true_pairs) - hits}")
+            tp, reported, truth = tp + hits, reported + len(found), truth + len(d.true_pairs)
+        lines.append(f"| {bands} x 4 | " + " | ".join(cells) + f" | {prf(tp, reported, truth)[2]:.4f} |")
+    log(f"measured the bands on {len(sets)} dev seeds in {time.perf_counter() - start:.1f} s")
+    return lines
+
+
 def weightings_section(test: dsmod.Dataset, dev: dsmod.Dataset, log) -> list[str]:
     """The seeds' weightings of the SimHash scheme beside the paper's term frequency (weightings.py)."""
     start = time.perf_counter()
@@ -255,7 +279,7 @@ def weightings_section(test: dsmod.Dataset, dev: dsmod.Dataset, log) -> list[str
 
 
 def markdown(args, test, dev, results, tunings, command: str, options: list[str] | None = None,
-             weightings: list[str] | None = None) -> str:
+             weightings: list[str] | None = None, bands: list[str] | None = None) -> str:
     """RESULTS.md."""
     ours_default = next((r for r in results if r.method.name == "ours: default"), None)
     peers = [r for r in results if not r.ours]
@@ -299,6 +323,11 @@ def markdown(args, test, dev, results, tunings, command: str, options: list[str]
         "",
         *ours_on_dev(tunings),
         "",
+        *(["### The number of MinHash bands, on more dev seeds", "",
+           "The default's bands were chosen here, never on the test set: the dev seed and the next "
+           f"{MORE_DEV_SEEDS - 1} (the test seed is not among them), each with the default's other settings. "
+           "Each band is a key a row: an entry in the store and a bucket read by every check "
+           "(benchmarks/scale.py).", "", *bands, ""] if bands else []),
         *(["## Another submitter's text: the rules compared pair by pair (issue 22)", "", *options, ""]
           if options else []),
         *(["## The SimHash scheme's weightings of long text (seeds 002 and 004; issue 22)", "", *weightings, ""]
@@ -350,7 +379,9 @@ def main(argv: list[str] | None = None) -> None:
     out = args.out or (DEFAULT_OUT if not filters else None)
     if out:
         options = options_section(test, dev, log) if wanted("ours: default", filters) else None
-        out.write_text(markdown(args, test, dev, results, tunings, command, options, weightings), encoding="utf-8")
+        bands = bands_section(args, dev, log) if wanted("ours: default", filters) else None
+        out.write_text(markdown(args, test, dev, results, tunings, command, options, weightings, bands),
+                       encoding="utf-8")
         log(f"wrote {out}")
     print("\n".join(main_table(results)))
     print_last_line(results)

@@ -117,14 +117,17 @@ OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("MinHash bands 4 x 3", {"scheme": {"bands": 4, "rows_per_band": 3}}),
     ("MinHash bands 8 x 3", {"scheme": {"bands": 8, "rows_per_band": 3}}),
     ("MinHash bands 8 x 4", {"scheme": {"bands": 8}}),
+    ("MinHash bands 10 x 4 (before this change)", {"scheme": {"bands": 10}}),
+    ("MinHash bands 12 x 4", {"scheme": {"bands": 12}}),
+    ("MinHash bands 16 x 4", {"scheme": {"bands": 16}}),
     ("3 keys per submitter value", {"scheme": {"keys": 3}}),
     ("6 keys per submitter value", {"scheme": {"keys": 6}}),
     ("8 keys per submitter value", {"scheme": {"keys": 8}}),
     ("submitter: phone only", {"scheme": {"submitter": ["phone"]}}),
     ("submitter: name too", {"scheme": {"submitter": ["name", "phone", "address"]}}),
     ("no submitter evidence", {"scheme": {"submitter": []}}),
-    ("no corroboration through a third row", {"scheme": {"corroborate": False}}),
-    ("no corroboration, MinHash bands 6 x 4", {"scheme": {"corroborate": False, "bands": 6}}),
+    ("no links through a third row (neither compared nor corroborated)", {"scheme": {"corroborate": False}}),
+    ("no links, MinHash bands 6 x 4", {"scheme": {"corroborate": False, "bands": 6}}),
 ]
 
 

@@ -42,6 +42,7 @@ class Pair:
     filed_apart: int  # days between their filing days (the scheme's `filed`)
     aligned: tuple[int, int, int]  # aligned: single characters replaced, numbers changed, words replaced
     letters: int  # characters of the shorter text
+    identical: bool  # the same compared text
 
 
 def _incidence(sets: Sequence[np.ndarray]) -> sparse.csr_matrix:
@@ -86,7 +87,8 @@ def pairs_of(rows: Sequence[dict], truth: set, edits: dict | None = None) -> lis
                         more - sum((numbers[a] & numbers[b]).values()),
                         bool(ra.get("title")) and ra.get("title") == rb.get("title"), days,
                         abs(filed_day(ra["created_at"]) - filed_day(rb["created_at"])),
-                        tuple(differences(texts[a], texts[b])), min(len(texts[a]), len(texts[b]))))
+                        tuple(differences(texts[a], texts[b])), min(len(texts[a]), len(texts[b])),
+                        texts[a] == texts[b]))
     return out
 
 
@@ -121,19 +123,22 @@ def edited(p: Pair, edits: int) -> bool:
 
 
 def copied(p: Pair, edits: int = 3, numbers: int = 2, days: float | None = 30, words: int = 0) -> bool:
-    """The scheme's test (shingles.ShingleScheme.copied): the same as written, or aligned at
-    most `edits` single characters replaced, `numbers` numbers changed and `words` words of
-    two or more characters replaced (texts of 9 or more characters), filed within `days`
-    (None: dates not compared)."""
+    """The scheme's test (shingles.ShingleScheme.copied): the same text; or, filed within
+    `days` (None: dates not compared), the same as written, or aligned at most `edits` single
+    characters replaced, `numbers` numbers changed and `words` words of two or more
+    characters replaced (texts of 9 or more characters)."""
     slips, changed, replaced = p.aligned
     aligned = p.letters >= 9 and slips <= edits and changed <= numbers and replaced <= words
-    return p.jaccard >= 1.0 or p.contained >= 0.98 or aligned and (days is None or p.filed_apart <= days)
+    in_time = days is None or p.filed_apart <= days
+    return p.identical or in_time and (p.jaccard >= 1.0 or p.contained >= 0.98 or aligned)
 
 
 RULES: list[tuple[str, Callable[[Pair], bool] | tuple]] = [
     ("before issue 22: Jaccard >= 0.92 or 98% contained, as written", lambda p: p.jaccard >= 0.92 or p.contained >= 0.98),
-    ("default: aligned, at most 3 single characters replaced, 2 numbers changed, no word replaced, filed "
-     "within 30 days; or the same as written", copied),
+    ("default: filed within 30 days, aligned, at most 3 single characters replaced, 2 numbers changed, no "
+     "word replaced, or the same as written; or the same text", copied),
+    ("the same as written whenever filed (the rule before the date applied to it)",
+     lambda p: p.jaccard >= 1.0 or p.contained >= 0.98 or copied(p)),
     ("aligned: numbers kept", lambda p: copied(p, numbers=0)),
     ("aligned: 1 number changed", lambda p: copied(p, numbers=1)),
     ("aligned: 2 single characters", lambda p: copied(p, edits=2)),

@@ -33,7 +33,9 @@ def explain_pair(config: Config, a: Row, b: Row) -> dict[str, Any]:
     out = {"scheme": config.scheme.name, "distance": distance if evidence else None,
            "shares_a_key": bool(shared_keys), "fields": _fields(config, a, b),
            # similar text without evidence of its own: a pair only if a third row links it
-           "needs_a_link": distance is not None and not evidence and scheme.links}
+           "needs_a_link": distance is not None and not evidence and scheme.links,
+           # no key shared: compared only when a third row is paired with both
+           "needs_a_third": distance is not None and not shared_keys and scheme.links}
     out["similar"] = out["distance"] is not None and out["shares_a_key"]
     return out | (_shingles(config, a, b, pa, pb) if config.shingles else _fingerprints(config, a, b, pa, pb))
 
@@ -103,7 +105,8 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
     """The explanation as lines of text for a terminal."""
     a, b = ids
     e = explained
-    verdict = "similar" if e["similar"] else "not similar"
+    verdict = ("similar" if e["similar"] else "similar when a third row links them"
+               if e.get("needs_a_third") and e["distance"] is not None else "not similar")
     lines = [f"rows {a} and {b}: {verdict} (scheme {e['scheme']}, distance {e['distance']})"]
     if e["scheme"] == "shingles":
         t = e["thresholds"]
@@ -132,7 +135,10 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
     else:
         lines.append(f"  fingerprints {e['fingerprints']['a']} and {e['fingerprints']['b']}: "
                      f"{e['hamming']} bits apart (<= {e['k']} is similar)")
-    if not e["shares_a_key"]:
+    if e.get("needs_a_third"):
+        lines.append("  they share no block key: the batch and watch compare them only when a third row is "
+                     "paired with each by a key and evidence of its own (corroborate)")
+    elif not e["shares_a_key"]:
         lines.append("  they share no block key, so neither the batch nor a check compares them")
     lines.append("  fields:")
     for f in e["fields"]:

@@ -12,13 +12,18 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   a thousand people do not make a million candidates.
 - any two rows, as written: MinHash bands (`bands` × `rows_per_band`), wide enough for
   another person's copies (a sentence added or removed and a slip or two: Jaccard
-  0.6–0.9): a pair shares a band with probability 1.0 at Jaccard 0.92, 0.999 at 0.85,
-  0.96 at 0.72, 0.75 at 0.6, 0.48 at 0.5, 0.08 at 0.3.
+  0.6–0.9): a pair shares a band with probability 1.0 at Jaccard 0.92, 1.0 at 0.85,
+  0.99 at 0.72, 0.86 at 0.6, 0.6 at 0.5, 0.11 at 0.3.
+- two rows that share no key but are both paired with a third row, each by a key and
+  evidence of its own (`corroborate`): two re-submissions of one petition, each like it,
+  may be less like each other than either is like it (a sentence added to one and removed
+  from the other), yet they raise the same issue. Comparing them costs no key; only the
+  pairs found (`through_a_third`).
 Candidates are confirmed exactly, so keys decide only what is looked at. Each key costs an
 entry in the store's buckets and a candidate to confirm, so there are few: 4 per submitter
-value and 10 bands of 4 (benchmarks/quality: 6 × 4 and 8 × 4 bands missed copies the
-confirmation accepts; 6 × 3 found as many, but bands of 3 rows let text that recurs across
-a million rows make 8 times the candidates, benchmarks/scale.py).
+value and 14 bands of 4 (benchmarks/quality: fewer bands miss copies the confirmation
+accepts; bands of 3 rows let text that recurs across a million rows make 8 times the
+candidates, benchmarks/scale.py).
 
 Confirming (measured in benchmarks/quality): numbers are folded to one digit, so a changed
 date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
@@ -120,7 +125,7 @@ class ShingleScheme:
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
     bands: int = 14
     rows_per_band: int = 4
-    corroborate: bool = True  # pairs without evidence linked by a third row (corroboration.py)
+    corroborate: bool = True  # rows linked by a third row: compared, and corroborated (corroboration.py)
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
         return self.sketch_many([row], fields)[0]
@@ -161,13 +166,19 @@ class ShingleScheme:
     def _bands_many(self, sets: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One key per MinHash band of each set: the band's minima hashed together; sets
         taken BAND_CHUNK shingles at a time, which bounds the memory of the minima."""
-        seeds = _mix(np.arange(1, self.bands * self.rows_per_band + 1, dtype=np.uint64) * _M)
+        n = self.bands * self.rows_per_band
+        # shingle hashes are random already: a multiply-add per hash orders them anew
+        # (multiply-shift hashing), three times faster than mixing each
+        times = _mix(np.arange(1, n + 1, dtype=np.uint64) * _M) | np.uint64(1)
+        plus = _mix(~np.arange(1, n + 1, dtype=np.uint64) * _M)  # the first bands the same whatever their number
         out: list[np.ndarray] = [_EMPTY] * len(sets)
         filled = [i for i, s in enumerate(sets) if len(s)]
         for chunk in _chunks(filled, [len(sets[i]) for i in filled], BAND_CHUNK):
             flat = np.concatenate([sets[i] for i in chunk]).astype(np.uint64)
             starts = np.cumsum([0] + [len(sets[i]) for i in chunk[:-1]])
-            minima = np.minimum.reduceat(_mix(flat[None, :] ^ seeds[:, None]), starts, axis=1)
+            hashed = flat[None, :] * times[:, None]
+            hashed += plus[:, None]
+            minima = np.minimum.reduceat(hashed, starts, axis=1)
             minima = minima.reshape(self.bands, self.rows_per_band, len(chunk))
             key = np.repeat((np.arange(self.bands, dtype=np.uint64) * _M)[:, None], len(chunk), axis=1)
             for column in range(self.rows_per_band):
@@ -183,7 +194,8 @@ class ShingleScheme:
         smaller = min(len(a.shingles), len(b.shingles))
         if jaccard < self.threshold and (smaller < self.min_shingles or contained < self.containment):
             return None, 0
-        written = self.as_written(*overlap(a.verbatim, b.verbatim)) or self.copied(a.text, b.text, a.filed, b.filed)
+        written = (self.as_written(*overlap(a.verbatim, b.verbatim)) and (a.identity == b.identity or self.near_in_time(
+            a.filed, b.filed))) or self.copied(a.text, b.text, a.filed, b.filed)
         evidence = (SUBMITTER if same_submitter(a.people, b.people) else 0) | (WRITTEN if written else 0)
         return max(jaccard, self.threshold), evidence
 
@@ -197,10 +209,17 @@ class ShingleScheme:
         scalars or arrays alike, so that `pairs` decides exactly as `score`."""
         return (jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
 
+    def near_in_time(self, filed_a, filed_b):
+        """Whether rows filed on these days (0: unknown) may be one another's copy: filed within
+        `days`, when filing days are configured; scalars or arrays alike."""
+        if not self.filed:
+            return np.ones(np.shape(filed_a), bool) if np.ndim(filed_a) else True
+        return (filed_a > 0) & (filed_b > 0) & (np.abs(filed_a - filed_b) <= self.days)
+
     def copied(self, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> bool:
         """Whether one text is the other's copy up to a copy's edits (the module says which),
         and, when the rows' filing days are configured, filed within `days` of it."""
-        if self.filed and not (filed_a and filed_b and abs(filed_a - filed_b) <= self.days):
+        if not self.near_in_time(filed_a, filed_b):
             return False
         if min(len(a), len(b)) < self.min_shingles + self.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
             return False
@@ -244,7 +263,9 @@ class ShingleScheme:
         i, j, jaccard = i[keep], j[keep], jaccard[keep]
         people = table.people
         same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
-        written = self.as_written(*overlap_pairs(table.verbatim, i, j))
+        filed_i, filed_j = table.filed[i].astype(np.int64), table.filed[j].astype(np.int64)
+        written = self.as_written(*overlap_pairs(table.verbatim, i, j)) & (
+            (table.identity[i] == table.identity[j]) | self.near_in_time(filed_i, filed_j))
         left = np.flatnonzero(~written)  # aligned one pair at a time: few are left
         text = table.texts_of(np.concatenate([i[left], j[left]]))
         for n, a, b in zip(left.tolist(), i[left].tolist(), j[left].tolist()):

@@ -145,19 +145,17 @@ def _stored_partners(index: Incremental, matches: Matches, rows: set, seen: dict
     held = matches.partners(sorted(rows, key=str))
     _look(index, seen, keys, set().union(rows, unlinked, *held.values()))
     identity = index.scheme.identity
-    firsts = {min({r} | {f for f in held.get(r, ()) if f in seen and identity(seen[f]) == identity(seen[r])})
-              for r in rows if r in seen}
-    copies = matches.partners(sorted(firsts, key=str), distance=0)
+    first = {r: min({r} | {f for f in held.get(r, ()) if f in seen and identity(seen[f]) == identity(seen[r])})
+             for r in rows & seen.keys()}
+    # a first row is stored paired with all its copies; a later copy with the first only
+    copies = matches.partners(sorted({f for r, f in first.items() if f != r}, key=str), distance=0)
     _look(index, seen, keys, set().union(*copies.values()) if copies else set())
     by_text: dict[int, set] = {}
     for row, p in seen.items():
         if identity(p):
             by_text.setdefault(identity(p), set()).add(row)
-    out = {}
-    for r in rows & seen.keys():
-        first = min({r} | {f for f in held.get(r, ()) if f in seen and identity(seen[f]) == identity(seen[r])})
-        out[r] = (held.get(r, set()) | copies.get(first, set()) | by_text.get(identity(seen[r]), set())) & seen.keys()
-    return out
+    return {r: (held.get(r, set()) | copies.get(f, set()) | by_text.get(identity(seen[r]), set())) & seen.keys()
+            for r, f in first.items()}
 
 
 def _look(index: Incremental, seen: dict[Any, Any], keys: dict[Any, set], rows: set) -> None:

@@ -55,7 +55,7 @@ from ..errors import StoreError
 ROWS, BLOCKS, MANIFEST, SYNC = "rows", "blocks", "manifest", "sync"
 IN_IDS = 20  # values per $in: SecantusDB's $in slows with the square of the list (20: the fastest worker of 10, 20, 50, 200)
 WRITE_CHUNK = 5_000  # row documents per bulk_write
-BUCKET_ENTRIES = 48  # entries a bucket document holds, on average, as the batch sizes them
+BUCKET_ENTRIES = 48  # entries a bucket document holds at least, on average, as the batch sizes them
 MANIFEST_ROWS = 5_000  # rows a manifest document lists
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 # The heartbeat's socket timeout is connectTimeoutMS: a server busy with a big write for
@@ -115,8 +115,10 @@ def buckets(keys: np.ndarray, bits: int) -> np.ndarray:
 
 
 def bucket_bits(entries: int) -> int:
-    """Bits of bucket for a table of this many (row, key) entries: BUCKET_ENTRIES a document."""
-    return max(1, round(np.log2(max(entries, 1) / BUCKET_ENTRIES))) if entries else 0
+    """Bits of bucket for a table of this many (row, key) entries: BUCKET_ENTRIES to twice
+    that a document (the fewer documents, the fewer a batch writes; a lookup reads one a key
+    either way)."""
+    return max(1, int(np.log2(max(entries, 1) / BUCKET_ENTRIES))) if entries else 0
 
 
 def ensure_indexes(db: Any) -> None:
