@@ -38,8 +38,10 @@ replaced) and may correct a number or two (`numbers`). A form letter filled in a
 replaces its particulars: a name, a place, a company (a word of two or more characters
 replaced together, which no copy does), and its amounts and dates. And a copy is filed
 near its source in time: when the table has a filing date (`filed`), the two are at most
-`days` apart. Texts the same as written (Jaccard ≥ `verbatim`, or the smaller
-`verbatim_containment` inside the larger) need no alignment. `min_shingles` bounds the
+`days` apart, however exact the copy; only the very same text is a copy whenever filed (a
+collective petition's signers, pairs.Similar). Texts the same as written (Jaccard ≥
+`verbatim`, or the smaller `verbatim_containment` inside the larger) need no alignment.
+`min_shingles` bounds the
 smaller text here too. A pair with similar text and neither kind of evidence is kept when
 a third row links it (`corroborate`, corroboration.py).
 

@@ -312,9 +312,16 @@ class _Positions:
 
     def __init__(self, ids: list, positions: np.ndarray):
         self.ids, self.positions = ids, positions
+        self.numbers = np.asarray(ids) if ids and all(type(i) is int for i in ids) else None
 
     def __getitem__(self, n: int) -> Any:
         return self.ids[self.positions[n]]
+
+    def take(self, at: np.ndarray) -> list:
+        """The ids at these n, gathered at once when they are integers."""
+        if self.numbers is not None:
+            return self.numbers[self.positions[at]].tolist()
+        return [self.ids[p] for p in self.positions[at].tolist()]
 
 
 def _replay(config: Config, store: MongoStore, matches: bool) -> int:

@@ -351,8 +351,10 @@ class MongoStore:
 
     def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence, whole: bool = True) -> int:
         """File each (key, row) in run's bucket documents, inserted whole; keys are unsigned
-        64-bit, rows a list beside them; not `whole`: these are the entries of some buckets
-        only (a Spark partition's), added to the others. Returns the documents written."""
+        64-bit, rows a list beside them (or what gives a list of them at positions, `take`);
+        not `whole`: these are the entries of some buckets only (a Spark partition's), added
+        to the others. Returns the documents written."""
+        take = getattr(rows, "take", None) or (lambda at: [rows[n] for n in at.tolist()])
         target = self.db[results.named(BLOCKS, run)]
         with _errors(self.where):
             if whole:
@@ -362,7 +364,7 @@ class MongoStore:
             bucket, signed = bucket[order], keys.view(np.int64)[order]
             bounds = [0, *(np.flatnonzero(np.diff(bucket)) + 1).tolist(), len(bucket)]
             return results.insert_all(target, (
-                {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": [rows[n] for n in order[s:e].tolist()]}
+                {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": take(order[s:e])}
                 for s, e in zip(bounds, bounds[1:])), WRITE_CHUNK)
 
     def sync(self) -> None:
