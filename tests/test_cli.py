@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import default_config_text, load_config
 from dedup_pipeline.core.schemes import block_scheme, featurizer, scheme_of
+from dedup_pipeline.core.shingles import ShingleScheme
 from dedup_pipeline.core.simhash import fingerprint, to_hex
 from dedup_pipeline.store.index import open_store
 
@@ -76,8 +77,8 @@ def test_fingerprint_with_shingles_shows_the_sketch_and_the_keys_the_scheme_file
 
 def test_fingerprint_explain_with_shingles_shows_the_text_compared_and_where_the_keys_come_from(run):
     result = run("fingerprint", "--explain", "--csv", csv_of(run, {"content": "物业乱收费！", "phone": "138"}))
-    assert "  keys from MinHash bands of the text as written: 10; from its smallest shingles with each " \
-           "submitter's value: 3" in result.output
+    assert f"  keys from MinHash bands of the text as written: {ShingleScheme().bands}; from its smallest " \
+           "shingles with each submitter's value: 3" in result.output
     assert "  text compared: '物业乱收费'" in result.output
     assert re.search(r"submitters: phone [0-9a-f]{16} '138', address \(blank\)$", result.output, re.M)
 

@@ -9,6 +9,8 @@ import sys
 import pytest
 import sqlalchemy as sa
 
+from benchmarks.data import documents
+from dedup_pipeline.core.explain import explain_pair, render
 from dedup_pipeline.core.schemes import scheme_of
 from tests.test_incremental import sample_config, sample_rows
 
@@ -57,17 +59,19 @@ def test_a_pair_linked_through_a_third_row_is_explained_as_needing_that_link(run
     assert "reported only if a third row" in run("explain", str(a), str(b)).output
 
 
-def test_a_pair_sharing_no_key_is_explained_as_needing_a_third_row_paired_with_both(run):
-    rows = sample_rows()
-    scheme = scheme_of(sample_config("shingles"))
-    probes = scheme.probes(rows)
-    i, j, _ = scheme.pairs(probes)
-    a, b = next((rows[a]["id"], rows[b]["id"]) for a, b in zip(i.tolist(), j.tolist())
-                if not set(scheme.keys(probes[a])) & set(scheme.keys(probes[b])))
-    explained = json.loads(run("explain", str(a), str(b), "--json").output)
+def test_a_pair_sharing_no_key_is_explained_as_needing_a_third_row_paired_with_both():
+    config = sample_config("shingles")
+    scheme = scheme_of(config)
+    texts = documents(200, 6)[:3]
+    a = {**sample_rows()[0], "content": texts[0]}
+    # another person's copy with two passages added: the same as written, sharing no key
+    b = {**a, "id": 2, "name": "李四", "phone": "13900000000", "address": "别处", "content": "".join(texts)}
+    pa, pb = scheme.probes([a, b])
+    assert not set(scheme.keys(pa)) & set(scheme.keys(pb)) and scheme.relate(pa, pb)[1]
+    explained = explain_pair(config, a, b)
     assert explained["needs_a_third"] and not explained["shares_a_key"]
-    text = run("explain", str(a), str(b)).output
-    assert f"rows {a} and {b}: similar when a third row links them" in text
+    text = render(explained, (1, 2))
+    assert "rows 1 and 2: similar when a third row links them" in text
     assert "compare them only when a third row" in text
 
 
