@@ -106,7 +106,7 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
     a, b = ids
     e = explained
     verdict = ("similar" if e["similar"] else "similar when a third row links them"
-               if e.get("needs_a_third") and e["distance"] is not None else "not similar")
+               if e["needs_a_third"] and e["distance"] is not None else "not similar")
     lines = [f"rows {a} and {b}: {verdict} (scheme {e['scheme']}, distance {e['distance']})"]
     if e["scheme"] == "shingles":
         t = e["thresholds"]
@@ -135,7 +135,7 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
     else:
         lines.append(f"  fingerprints {e['fingerprints']['a']} and {e['fingerprints']['b']}: "
                      f"{e['hamming']} bits apart (<= {e['k']} is similar)")
-    if e.get("needs_a_third"):
+    if e["needs_a_third"]:
         lines.append("  they share no block key: the batch and watch compare them only when a third row is "
                      "paired with each by a key and evidence of its own (corroborate)")
     elif not e["shares_a_key"]:

@@ -41,9 +41,8 @@ near its source in time: when the table has a filing date (`filed`), the two are
 `days` apart, however exact the copy; only the very same text is a copy whenever filed (a
 collective petition's signers, pairs.Similar). Texts the same as written (Jaccard ≥
 `verbatim`, or the smaller `verbatim_containment` inside the larger) need no alignment.
-`min_shingles` bounds the
-smaller text here too. A pair with similar text and neither kind of evidence is kept when
-a third row links it (`corroborate`, corroboration.py).
+`min_shingles` bounds the smaller text here too. A pair with similar text and neither kind
+of evidence is kept when a third row links it (`corroborate`, corroboration.py).
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
 so that a million rows hash in seconds; 32 bits of it, and pairs of sets compared all at
@@ -214,9 +213,7 @@ class ShingleScheme:
     def near_in_time(self, filed_a, filed_b):
         """Whether rows filed on these days (0: unknown) may be one another's copy: filed within
         `days`, when filing days are configured; scalars or arrays alike."""
-        if not self.filed:
-            return np.ones(np.shape(filed_a), bool) if np.ndim(filed_a) else True
-        return (filed_a > 0) & (filed_b > 0) & (np.abs(filed_a - filed_b) <= self.days)
+        return (not self.filed) | ((filed_a > 0) & (filed_b > 0) & (np.abs(filed_a - filed_b) <= self.days))
 
     def copied(self, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> bool:
         """Whether one text is the other's copy up to a copy's edits (the module says which),

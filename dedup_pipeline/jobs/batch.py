@@ -314,9 +314,6 @@ class _Positions:
         self.ids, self.positions = ids, positions
         self.numbers = np.asarray(ids) if ids and all(type(i) is int for i in ids) else None
 
-    def __getitem__(self, n: int) -> Any:
-        return self.ids[self.positions[n]]
-
     def take(self, at: np.ndarray) -> list:
         """The ids at these n, gathered at once when they are integers."""
         if self.numbers is not None:

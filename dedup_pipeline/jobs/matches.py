@@ -112,7 +112,8 @@ def through_a_third(index: Incremental, matches: Matches, probes: Mapping[Any, A
     `unlinked` from a first row of the batch are not linked yet)."""
     scheme, seen, keys = index.scheme, looked.seen, looked.keys
     edges = dict(looked.edges)
-    middles = {o for r in probes for o in neighbours(edges).get(r, ()) if o not in probes}
+    near = neighbours(edges)
+    middles = {o for r in probes for o in near.get(r, ()) if o not in probes}
     around = _stored_partners(index, matches, middles, seen, keys, set(unlinked) - probes.keys())
     for c, partners in around.items():
         for x in partners - {c} - probes.keys():
@@ -330,7 +331,7 @@ def _unlink(index: Incremental, matches: Matches, linked: set[tuple], found: dic
         if a not in now or b not in now:
             continue
         for row, other in product((a, b), common[a, b] & now.keys()):
-            if keys[row] & keys[other]:
+            if (row, other) not in edges and keys[row] & keys[other]:
                 edges[row, other] = relate(now[row], now[other])[1]
         third = any(edges.get((a, c)) and edges.get((b, c)) for c in common[a, b])
         distance, evidence = relate(now[a], now[b])

@@ -624,9 +624,7 @@ def _ends(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Ends]]:
     """Each pair with evidence, to the partitions of both its rows."""
     if not isinstance(item[1], Judged):
         return
-    judged = item[1]
-    keep = judged.evidence > 0
-    a, b, evidence = judged.a[keep], judged.b[keep], judged.evidence[keep]
+    a, b, evidence = _edges(item[1])
     for node, other in ((a, b), (b, a)):
         owner = job.range_of(node)
         for q in np.unique(owner).tolist():
