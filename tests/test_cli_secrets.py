@@ -115,3 +115,24 @@ def test_an_unescaped_at_sign_in_the_source_password_is_a_configuration_error(cl
     result = cli("batch", sql_url=unescaped)
     assert result.exit_code == 2 and "write each @ in it as %40" in result.output
     assert f"{USER}:***@127.0.0.1" in result.output and shown(result.output) == []
+
+
+# An @ in the password followed by a colon: SQLAlchemy ends the password at its first @ and
+# reads "2024!x@127.0.0.1:3306" as the port.
+AT_THEN_COLON = "mysql+pymysql://app:Secr@t:2024!x@127.0.0.1:3306/petitions"
+
+
+@pytest.mark.parametrize("command", [["config", "--check"], ["batch"], ["migrate", "--sql"]])
+def test_an_unescaped_at_sign_then_a_colon_in_the_password_is_one_line_exit_2(cli, command):
+    result = cli(*command, sql_url=AT_THEN_COLON)
+    error = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and "Traceback" not in result.output and len(error) == 1
+    assert "write each @ in it as %40" in error[0] and "app:***@127.0.0.1:3306" in error[0]
+    assert not any(piece in result.output for piece in ("Secr", "2024!x"))
+
+
+def test_a_port_that_is_not_a_number_is_one_line_exit_2(cli):
+    result = cli("config", "--check", sql_url="mysql+pymysql://app:Secr3t@127.0.0.1:33x6/petitions")
+    error = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and "Traceback" not in result.output and len(error) == 1
+    assert "port" in error[0] and "'33x6' is not a number" in error[0] and "Secr3t" not in result.output

@@ -23,10 +23,9 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.util import CommandError
-from sqlalchemy.engine import make_url
 
 from ..config import Config, ConfigError, mask_url
-from .source import SourceError, SqlSource
+from .source import SourceError, SqlSource, parse_url
 
 
 def _migrations_dir() -> Path:
@@ -100,7 +99,7 @@ def upgrade_sql(config: Config) -> str:
 def downgrade_sql(config: Config) -> str:
     """The SQL of `downgrade`, values inlined, without connecting."""
     sql = _offline_sql(config, command.downgrade, "head:base")
-    dialect = make_url(config.source.url).get_dialect()()
+    dialect = parse_url(config.source.url).get_dialect()()
     return f"{sql}{_drop_version_table().compile(dialect=dialect)};\n"
 
 
@@ -131,7 +130,7 @@ def _drop_version_table() -> sa.schema.DropTable:
 
 
 def _check_backend(config: Config) -> None:
-    backend = make_url(config.source.url).get_backend_name()
+    backend = parse_url(config.source.url).get_backend_name()
     if backend not in BACKENDS:
         raise ConfigError(f"[source] url {mask_url(config.source.url)}: migrations (the outbox "
                           f"triggers) are written for MySQL/MariaDB and SQLite, not {backend}")

@@ -179,13 +179,32 @@ class SqlSource:
                               f"{mask_url(self.config.source.url)}: {_reason(e)}") from None
 
 
-def _engine(url: str) -> sa.Engine:
+def parse_url(url: str) -> sa.URL:
+    """The source URL parsed by SQLAlchemy, or a ConfigError naming what is wrong with it
+    (an unescaped @ in the password, a port that is not a number), password masked."""
+    where = f"[source] url (or DEDUP_SQL_URL) {mask_url(url)}"
     try:
         parsed = make_url(url)
-        if parsed.password is not None and "@" in f"{parsed.host}/{parsed.database}":
-            # SQLAlchemy ends the password at its first @: the rest would be looked up as a host
-            raise ConfigError(f"[source] url {mask_url(url)}: its password holds an @ that is not escaped; "
-                              f"write each @ in it as %40")
+    except ValueError as e:  # the port: SQLAlchemy's int() of what follows host:
+        if "@" in url.partition("://")[2].rpartition("@")[0]:
+            raise ConfigError(f"{where}: {UNESCAPED_AT}") from None
+        port = str(e).rpartition(": ")[2]
+        raise ConfigError(f"{where}: the port {port} is not a number; write host:port as "
+                          f"127.0.0.1:3306, or leave out :port for the default") from None
+    except sa.exc.ArgumentError as e:
+        raise ConfigError(f"{where} cannot be used: {mask_url(str(e))}") from None
+    if parsed.password is not None and "@" in f"{parsed.host}/{parsed.database}":
+        # SQLAlchemy ends the password at its first @: the rest would be looked up as a host
+        raise ConfigError(f"{where}: {UNESCAPED_AT}")
+    return parsed
+
+
+UNESCAPED_AT = "its password holds an @ that is not escaped; write each @ in it as %40 (and each % as %25)"
+
+
+def _engine(url: str) -> sa.Engine:
+    parsed = parse_url(url)
+    try:
         dialect = parsed.get_dialect()
         connect_args = {}
         if dialect.driver in ("pymysql", "mysqldb") and "connect_timeout" not in parsed.query:
@@ -193,7 +212,7 @@ def _engine(url: str) -> sa.Engine:
         # READ COMMITTED on MySQL, set once per connection: the watch worker's locks then never
         # hold up the application's inserts, and reads see nothing older than a statement.
         mysql = dialect.name in ("mysql", "mariadb")
-        return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args,
+        return sa.create_engine(parsed, pool_pre_ping=True, connect_args=connect_args,
                                 **({"isolation_level": "READ COMMITTED"} if mysql else {}))
     except (sa.exc.ArgumentError, ImportError) as e:
         raise ConfigError(f"[source] url {mask_url(url)} cannot be used: {mask_url(str(e))}") from None
@@ -201,7 +220,7 @@ def _engine(url: str) -> sa.Engine:
 
 def _host(url: str) -> str:
     """'host:port ' of a server URL, '' for a file (SQLite)."""
-    parsed = make_url(url)
+    parsed = parse_url(url)
     return f"{parsed.host}:{parsed.port or 'default port'} " if parsed.host else ""
 
 
@@ -217,7 +236,7 @@ def _reason(error: sa.exc.SQLAlchemyError) -> str:
 
 def create_sample(url: str) -> None:
     """Create the bundled sample table (petition-like rows) in a new SQLite database."""
-    parsed = make_url(url)
+    parsed = parse_url(url)
     if parsed.get_backend_name() != "sqlite" or not parsed.database:
         raise ConfigError(f"[source] sample = true needs an SQLite URL, got {mask_url(url)}")
     Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
@@ -235,5 +254,5 @@ def create_sample(url: str) -> None:
 
 
 def _sqlite_exists(url: str) -> bool:
-    database = make_url(url).database
+    database = parse_url(url).database
     return bool(database) and Path(database).exists()
