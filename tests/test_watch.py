@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from sqlalchemy.dialects import mysql
 
 from benchmarks.data import generate
+from dedup_pipeline import killpoints
 from dedup_pipeline.sql import migrate
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.cli import main
@@ -176,10 +177,11 @@ class WorkerProcess:
 
     started = []
 
-    def __init__(self, config_file, *args):
+    def __init__(self, config_file, *args, kill_at=""):
         WorkerProcess.started.append(self)
         self.log = config_file.parent / f"watch-{time.monotonic_ns()}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+        env.update({killpoints.ENV: kill_at} if kill_at else {})
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "dedup_pipeline", "watch", "--config", str(config_file), "--poll", "0.02",
@@ -524,3 +526,38 @@ def test_a_batch_and_the_worker_link_copies_alike(petition, linking_config, mong
     sql(petition, "DELETE FROM petition WHERE id = 500")
     drain(linking_config)
     assert_consistent(petition, linking_config, mongo_db)
+
+
+# -- a worker killed between its writes
+
+def copy_sets(sets, start=1000):
+    """`sets` texts each filed by three people (different phones): rows start + 10s + 0..2."""
+    rows = sample_rows()
+    return [{**rows[60 + s], "id": start + 10 * s + n, "name": f"联名{n}", "phone": f"1380000{s:02d}{n:02d}",
+             "address": f"第{s}小区{n}号", "content": rows[100 + s]["content"] + "，请有关部门调查处理。"}
+            for s in range(sets) for n in range(3)]
+
+
+def change_first_copies(engine):
+    """First rows of copies changed and deleted, new copies made (one before the first)."""
+    sql(engine, "UPDATE petition SET content = CONCAT(content, '此前反映未果。') WHERE id IN (1000, 1010, 1020)")
+    sql(engine, "DELETE FROM petition WHERE id IN (1030, 1040)")
+    sql(engine, "UPDATE petition p, petition q SET p.content = q.content WHERE p.id = 7 AND q.id = 1050")
+    insert(engine, [{**copy_sets(7)[-1], "id": 2000, "phone": "13700000000"}])
+
+
+KILL_POINTS = ["apply.filed", "apply.removed", "apply.written", "watch.synced", "watch.committed"]
+
+
+@pytest.mark.parametrize("point", KILL_POINTS)
+def test_a_worker_killed_at_any_write_point_then_drained_gives_the_batchs_matches(
+        petition, config_file, config, mongo_db, point):
+    insert(petition, petition_rows(40) + copy_sets(8))
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    sql(petition, "DELETE FROM dedup_outbox")
+    change_first_copies(petition)
+    worker = WorkerProcess(config_file, "--once", "--batch-size", "500", kill_at=point)
+    assert worker.process.wait(timeout=60) == -signal.SIGKILL, worker.text()
+    drain(config)
+    assert stored_pairs(petition) == expected_pairs(config)
+    assert_consistent(petition, config, mongo_db)

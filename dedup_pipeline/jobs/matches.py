@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
+from .. import killpoints
 from ..core.corroboration import corroborated, corroborates, neighbours
 
 if TYPE_CHECKING:
@@ -199,16 +200,19 @@ def apply(index: Incremental, matches: Matches, present: Mapping[Any, Mapping[st
     # these rows filed, is not this batch's to delete.
     matches.forget_rows(rows)
     probes, added = _file(index, present)
+    killpoints.reached("apply.filed")
     removed = index.store.remove(index.table, list(absent)) if absent else 0
+    killpoints.reached("apply.removed")
     looked = index.pairs_seen(probes)
     found = dict(looked.pairs)
     if index.scheme.links:
-        found.update(through_a_third(index, matches, probes, looked, {m for _, rest in orphans.values() for m in rest}))
+        found.update(through_a_third(index, matches, probes, looked, {m for _, rest in orphans for m in rest}))
     found, moved = _linked_copies(index, found, looked.seen, probes, orphans, rows)
     matches.forget_pairs(moved)
     matches.write((a, b, d) for (a, b), d in found.items())
     matched = _recheck(index, matches, found, probes)
     _unlink(index, matches, linked, found)
+    killpoints.reached("apply.written")
     return Applied(added, removed, matched)
 
 
@@ -222,27 +226,27 @@ def _file(index: Incremental, rows: Mapping[Any, Mapping[str, Any]]) -> tuple[di
     return probes, index.file_many((i, rows[i], probes[i]) for i in ids)
 
 
-def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> dict[Any, tuple[int, set]]:
-    """{row: (its text's identity, its copies)} of the rows that are the first of their
-    text: the copies are linked to it alone (pairs.Similar), and it may be changing or gone."""
+def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> list[tuple[int, set]]:
+    """(a text's identity, its rows) for each text whose first row is one of `rows`: the
+    copies are linked to that row alone (pairs.Similar), and it may be changing or gone.
+    Decided from dedup_match and the copies, never from the row itself: a worker killed
+    before its commit has already filed the row's new text."""
     identity = index.scheme.identity
-    near = matches.partners(rows, distance=0)  # copies are at 0
+    near = matches.partners(rows, distance=0)  # copies are at 0, and so are texts contained whole
     if not near:
-        return {}
-    held = index.current(set(near).union(*near.values()))  # the batch's rows as they were
-    out = {}
+        return []
+    held = index.current(set().union(*near.values()) - set(rows))
+    out = []
     for row, partners in near.items():
-        if row not in held:
-            continue
-        mine = identity(held[row])
-        copies = {m for m in partners - set(rows) if m in held and identity(held[m]) == mine}
-        if copies and _first(copies | {row}) == row:
-            out[row] = (mine, copies)
+        by_text: dict[int, set] = {}
+        for m in partners & held.keys():
+            by_text.setdefault(identity(held[m]), set()).add(m)
+        out += [(text, copies) for text, copies in by_text.items() if text and _first(copies | {row}) == row]
     return out
 
 
 def _linked_copies(index: Incremental, found: dict[tuple, Any], seen: dict[Any, Any], probes: dict[Any, Any],
-                   orphans: dict[Any, tuple[int, set]], rows: Sequence) -> tuple[dict[tuple, Any], set[tuple]]:
+                   orphans: list[tuple[int, set]], rows: Sequence) -> tuple[dict[tuple, Any], set[tuple]]:
     """The pairs found, with rows of one text linked to the first of them rather than to
     each other, as the batch stores them (pairs.Similar); and the links to forget: those
     to a first row that a row of the batch now precedes. Copies whose first row changed
@@ -266,8 +270,7 @@ def _linked_copies(index: Incremental, found: dict[tuple, Any], seen: dict[Any, 
         if stored:
             previous = _first(stored)
             moved.update((other, previous) for other in stored - {previous})
-    for row, (was, rest) in orphans.items():
-        rest = {m for m in rest if m not in rows}
+    for was, rest in orphans:
         mine = {m for m in copies if text.get(m) == was}
         if not rest or _first(rest | mine) in mine:
             continue  # a row of the batch of this text is the first now, and linked them

@@ -38,6 +38,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from . import matches
+from .. import killpoints
 
 from ..sql import matchtable
 from ..config import Config, ConfigError, mask_url
@@ -195,7 +196,9 @@ class Worker:
             busy = self._busy(conn, entries)
             mine = [e for e in entries if e.row_id not in busy]
             tally = self.process(conn, sorted({e.row_id for e in mine}))
+            killpoints.reached("watch.synced")
             self._mark_done(conn, [e.id for e in mine], claimed_at)
+        killpoints.reached("watch.committed")
         tally.claimed, tally.deferred = len(entries), len(entries) - len(mine)
         tally.seconds = time.perf_counter() - start
         return tally

@@ -1,0 +1,30 @@
+"""Named points between the writes of the worker and the batch, where a test has this
+process killed (SIGKILL, as a crash or `kill -9` would) to try each window a kill can fall
+in, deterministically rather than after a delay: `DEDUP_KILL_AT=apply.filed` kills it the
+first time that point is reached, `DEDUP_KILL_AT=apply.filed:3` the third time. Unset, a
+point costs a comparison. A test hook, not configuration: production never sets it."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+ENV = "DEDUP_KILL_AT"
+
+
+def _armed() -> tuple[str, int]:
+    name, _, nth = os.environ.get(ENV, "").partition(":")
+    return name, int(nth or 1)
+
+
+_AT, _NTH = _armed()
+_reached = 0
+
+
+def reached(name: str) -> None:
+    """Kill this process here if a test asked for it (ENV)."""
+    global _reached
+    if name == _AT:
+        _reached += 1
+        if _reached == _NTH:
+            os.kill(os.getpid(), signal.SIGKILL)
