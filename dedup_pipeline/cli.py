@@ -236,13 +236,7 @@ def fingerprint(config: Config, text: str | None, csv_path: str | None, field_na
 
 def _input_rows(config: Config, text: str | None, csv_path: str | None, field_name: str | None):
     if csv_path:
-        reader = csv.DictReader(_utf8_lines(csv_path))
-        known = {fl.name for fl in config.fields}
-        if not known & set(reader.fieldnames or ()):
-            raise CliError(f"{csv_path}: its header ({', '.join(reader.fieldnames or ())}) names "
-                           f"none of the configured fields ({', '.join(sorted(known))})", EXIT_CONFIG)
-        for number, row in enumerate(reader, 1):
-            yield row.get(config.source.id_column, number), {k: v or None for k, v in row.items()}
+        yield from _csv_rows(config, csv_path)
         return
     if text is None:
         if sys.stdin.isatty():
@@ -254,6 +248,28 @@ def _input_rows(config: Config, text: str | None, csv_path: str | None, field_na
         raise CliError(f"--field {name!r} is not a configured field; fields: "
                        f"{', '.join(f.name for f in config.fields)}", EXIT_CONFIG)
     yield None, {name: text}
+
+
+def _csv_rows(config: Config, path: str) -> Iterator[tuple[Any, dict]]:
+    """(label, row) of each row of a CSV file, fields of any length; a line the csv module
+    cannot read is named by file and line."""
+    reader = csv.DictReader(_utf8_lines(path))
+    known = {fl.name for fl in config.fields}
+    limit = csv.field_size_limit(CSV_FIELD_LIMIT)  # Python's default (131,072 characters) refuses a long text
+    try:
+        if not known & set(reader.fieldnames or ()):
+            raise CliError(f"{path}: its header ({', '.join(reader.fieldnames or ())}) names "
+                           f"none of the configured fields ({', '.join(sorted(known))})", EXIT_CONFIG)
+        for number, row in enumerate(reader, 1):
+            yield row.get(config.source.id_column, number), {k: v or None for k, v in row.items()}
+    except csv.Error as e:
+        raise CliError(f"{path}, line {reader.reader.line_num:,}: not valid CSV ({str(e).split(' - ')[0]}); quote "
+                       f"a field holding line breaks, or save the file as \"CSV UTF-8\"") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+CSV_FIELD_LIMIT = 2**31 - 1  # the largest a C long holds everywhere (Windows' is 32 bits)
 
 
 def _utf8_lines(path: str) -> Iterator[str]:
@@ -449,7 +465,7 @@ def _source_row(config: Config, row_id: str, source: Any = None) -> dict:
 
         with SqlSource(config) as source:
             return _source_row(config, row_id, source)
-    row = source.row(row_id)
+    row = source.row_written(row_id)
     if row is None:
         raise CliError(f"no row with {config.source.id_column} = {row_id} in {config.source.table!r}")
     return row

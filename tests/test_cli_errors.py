@@ -61,6 +61,21 @@ def test_fingerprint_csv_that_is_not_utf8_names_the_file_and_line(run, tmp_path)
     assert f"{path}, line 3" in error_line(result) and "UTF-8" in error_line(result)
 
 
+def test_fingerprint_csv_with_a_field_over_131072_characters_is_fingerprinted(run, tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("id,content\n1," + "物业乱收费" * 30_000 + "\n", encoding="utf-8")
+    result = run("fingerprint", "--csv", str(path))
+    assert result.exit_code == 0 and result.stdout.startswith("1\t") and result.stderr == ""
+
+
+def test_fingerprint_csv_with_a_carriage_return_inside_a_field_names_the_file_and_line(run, tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_bytes("id,content\n1,物业乱收费\n2,噪音\r扰民\n".encode())  # a lone carriage return
+    result = run("fingerprint", "--csv", str(path))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert f"{path}, line 3: not valid CSV" in error_line(result)
+
+
 def test_an_invalid_mongodb_database_name_is_a_configuration_error(run, tmp_path):
     (tmp_path / "dedup.toml").write_text('[source]\nurl = "sqlite:///p.db"\ntable = "petition"\nsample = true\n'
                                          '[fields]\ncontent = "long"\n[store]\ndatabase = "a.b$c d/e"\n',

@@ -8,7 +8,7 @@ from typing import Any
 from ..store import results
 from ..config import Config
 from .render import ReportData, groups_table, render_html, write_csv, write_jsonl
-from ..sql.source import SqlSource
+from ..sql.source import SqlSource, id_order
 from ..store.index import StoreError, open_store
 
 
@@ -19,9 +19,15 @@ def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
         run = results.current_run(db)
         if run is None:
             raise StoreError("no batch results yet: run `dedup-pipeline batch` first")
-        pairs = sorted(results.read_matches(db, run["run"]))
+        pairs = sorted(results.read_matches(db, run["run"]), key=_pair_order)
         members = results.read_groups(db, run["run"])
     return run, pairs, members
+
+
+def _pair_order(pair: tuple) -> tuple:
+    """Pairs by their ids, whatever their types (an untyped id column mixes them)."""
+    a, b, distance = pair
+    return id_order(a), id_order(b), distance
 
 
 def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[list],

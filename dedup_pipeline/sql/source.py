@@ -20,6 +20,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -76,7 +77,7 @@ class SqlSource:
         """The rows with these ids, in id order; ids with no row are left out. Any number of
         ids: they are asked for IN_IDS at a time, through `conn` if given (the caller's
         transaction), else a connection of its own."""
-        ids = sorted(set(ids))
+        ids = sorted(set(ids), key=id_order)
         rows: list[dict[str, Any]] = []
         with self.errors("read rows of"), contextlib.nullcontext(conn) if conn is not None else self._connect() as conn:
             for start in range(0, len(ids), IN_IDS):
@@ -88,6 +89,16 @@ class SqlSource:
     def row(self, row_id: Any) -> dict[str, Any] | None:
         """One row by id, as `rows()` gives it, or None when there is no such row."""
         found = self.rows_by_id([row_id])
+        return found[0] if found else None
+
+    def row_written(self, text: str) -> dict[str, Any] | None:
+        """One row by an id written as text (the command line's): the row whose id is that
+        text or, in a column not of a text type, that whole number (an untyped SQLite
+        column holds 1 and 'a2' side by side, and 1 is not '1' there); the number first."""
+        ids: list[Any] = [text]
+        if re.fullmatch(r"-?[0-9]+", text) and not isinstance(self.id_column.type, sa.String):
+            ids.append(int(text))
+        found = self.rows_by_id(ids)
         return found[0] if found else None
 
     def count(self) -> int:
@@ -177,6 +188,12 @@ class SqlSource:
         except sa.exc.DBAPIError as e:
             raise SourceError(f"cannot {doing} {self.config.source.table!r} in "
                               f"{mask_url(self.config.source.url)}: {_reason(e)}") from None
+
+
+def id_order(row_id: Any) -> tuple:
+    """A sort key for ids of any types together, in SQLite's order: numbers (and other
+    values) first, then text, then bytes; an untyped id column can hold all three."""
+    return isinstance(row_id, (str, bytes)), isinstance(row_id, bytes), row_id
 
 
 def parse_url(url: str) -> sa.URL:
