@@ -42,13 +42,16 @@ def test_a_switched_run_replaces_the_previous_results(mongo_db):
     assert results.current_run(mongo_db)["run"] == run
 
 
-def test_a_run_killed_while_building_leaves_the_previous_results_and_is_dropped_later(mongo_db):
+def test_a_run_killed_while_building_leaves_the_previous_results_and_is_dropped_when_the_next_goes_live(
+        mongo_db):
     build(mongo_db, [(0, 1)], ids=(1, 2))
     dead = results.new_run(mongo_db, {})
     results.write_matches(mongo_db, dead, [7, 8], np.array([0]), np.array([1]), np.array([1]))
     # ...and the process dies here
     assert live_pairs(mongo_db) == [(1, 2)]
     results.new_run(mongo_db, {})
+    assert results.named("matches", dead) in mongo_db.list_collection_names()  # its manifest is read
+    build(mongo_db, [(0, 1)], ids=(1, 2))
     assert results.named("matches", dead) not in mongo_db.list_collection_names()
 
 

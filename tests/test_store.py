@@ -11,7 +11,7 @@ from dedup_pipeline.store import results
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.store.index import (
-    BUCKET_ENTRIES, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
+    BUCKET_ENTRIES, CHANGED, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
     from_int64, open_store, to_int64)
 
 HIGH = 1 << 63
@@ -125,14 +125,39 @@ def test_bucket_documents_hold_tens_of_entries(mongo_db):
     assert all(found(store, *r.keys) == [r.row] for r in records[:50])
 
 
-def test_the_manifest_lists_what_the_live_batch_filed_for_the_next_to_compare(mongo_db, monkeypatch):
+def test_the_store_holds_the_live_manifest_corrected_by_every_write_since(mongo_db, monkeypatch):
     monkeypatch.setattr("dedup_pipeline.store.index.MANIFEST_ROWS", 2)
     ensure_indexes(mongo_db)
     store = MongoStore(mongo_db)
-    assert list(store.stored()) == []
+    assert store.stored(T).rows == {}
     build(store, [record(n, [n], content=f"c{n}") for n in range(5)])
-    store.file([record(9, [9], content="new")])  # filed since: not the batch's
-    assert list(store.stored()) == [(n, f"c{n}") for n in range(5)]
+    assert store.stored(T).rows == {n: f"c{n}" for n in range(5)}
+    store.file([record(9, [9], content="new"), record(1, [1], content="changed")])  # by watch or add
+    store.remove(T, [2])
+    assert store.stored(T).rows == {0: "c0", 1: "changed", 2: CHANGED, 3: "c3", 4: "c4", 9: "new"}
+
+
+def test_a_batch_killed_before_going_live_leaves_what_it_filed_for_the_next(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    build(store, [record(n, [n], content=f"c{n}") for n in range(3)])
+    dead = results.new_run(mongo_db, {})
+    store.write_manifest(dead, [0, 1, 7], ["c0", "other", "c7"])
+    store.file([record(7, [7], content="c7")], fresh=False, batch=True)  # ...and the batch dies here
+    results.new_run(mongo_db, {})
+    assert store.stored(T).rows == {0: "c0", 1: CHANGED, 2: "c2", 7: CHANGED}
+
+
+def test_the_removed_log_keeps_a_row_removed_again_after_a_batch_read_it(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    store.remove(T, [4])
+    read = store.stored(T)
+    store.remove(T, [4])  # while the batch runs
+    store.clear_removed(read.removed)
+    assert store.stored(T).rows == {4: CHANGED}
+    store.clear_removed(store.stored(T).removed)
+    assert store.stored(T).rows == {}
 
 
 class Commands(monitoring.CommandListener):

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
+from .. import killpoints
 from ..sql import matchtable
 
 from ..store import results
@@ -32,7 +33,7 @@ from .parallel import chunks_mapped
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import Sets, SketchTable
 from ..sql.source import SqlSource
-from ..store.index import MongoStore, Record, bucket_bits
+from ..store.index import Held, MongoStore, Record, bucket_bits
 from .watch import Worker, WatchSettings, tables
 
 
@@ -102,10 +103,10 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
     with (chunks_mapped(config, processes, _scheme, _chunk) as sketched,
           tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch):
         start = time.perf_counter()
-        held = dict(store.stored())
+        held = store.stored(config.source.table)
         seconds["read store"] = time.perf_counter() - start
         start = time.perf_counter()
-        read = _read(config, store, held, on_progress, sketched, scratch)
+        read = _read(config, store, run, held.rows, on_progress, sketched, scratch)
         seconds["read+fingerprint"] = time.perf_counter() - start
 
         _trim()
@@ -145,13 +146,14 @@ class _Read(NamedTuple):
     changed: int
 
 
-def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[int], None],
+def _read(config: Config, store: MongoStore, run: str, held: dict, on_progress: Callable[[int], None],
           sketched: Callable[[Iterable[list[dict]]], Iterator[Chunk]], scratch: str) -> _Read:
-    """Read and sketch every row, writing the row documents of those new or changed."""
+    """Read and sketch every row, writing the run's manifest and the row documents of those
+    new or changed, the manifest first (a kill in between leaves a list of what was filed)."""
     ids: list = []
     hashes: list[str] = []
     prints, keys, compared = [], _SetsSpool(scratch, np.uint64), None
-    added = changed = 0
+    added = changed = manifest = 0
     with SqlSource(config) as source:
         for chunk in sketched(source.rows()):
             records = []
@@ -163,10 +165,12 @@ def _read(config: Config, store: MongoStore, held: dict, on_progress: Callable[[
                     records.append((Record(config.source.table, row, fp, content, row_keys, sketch), before))
             added += sum(before is None for _, before in records)
             changed += sum(before is not None for _, before in records)
+            manifest += store.write_manifest(run, chunk.ids, chunk.hashes, first=manifest)
             # A new row needs no `fresh`: the buckets about to go live hold it. A changed
             # one does, until they do: the live buckets hold what it was.
             store.file((r for r, before in records if before is None), fresh=False, batch=True)
             store.file((r for r, before in records if before is not None), batch=True)
+            killpoints.reached("batch.filed")
             ids += chunk.ids
             hashes += chunk.hashes
             prints.append(chunk.fingerprints)
@@ -259,15 +263,15 @@ def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list
     return sorted(members.values(), key=lambda g: (-len(g), g[0]))
 
 
-def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, held: dict) -> None:
-    """Build the run's buckets and results aside, switch them live, forget the rows the
-    table no longer has, then check again each row an incremental writer changed meanwhile."""
+def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, held: Held) -> None:
+    """Build the run's buckets and results aside, forget the rows the table no longer has
+    (before the switch: a kill leaves them listed for the next batch), switch them live,
+    then check again each row an incremental writer changed meanwhile."""
     db, run, table = store.db, result.run, config.source.table
     start = time.perf_counter()
     rows_of_keys = np.repeat(np.arange(len(read.ids)), read.keys.sizes())
     bits = bucket_bits(len(read.keys.values))
     store.write_buckets(run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys))
-    store.write_manifest(run, read.ids, read.hashes)
     result.seconds["index"] = time.perf_counter() - start
     _trim()
 
@@ -276,14 +280,17 @@ def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, 
     results.write_groups(db, run, result.groups)
     # Before the switch: rows changed after this write are logged, and decided again below.
     result.dedup_match = matchtable.write_batch(config, result.ids, *result.pairs)
+    killpoints.reached("batch.results")
+    read_ids = set(read.ids)
+    result.removed = store.remove_gone(table, [row for row in held.rows if row not in read_ids], held.rows)
+    killpoints.reached("batch.removed")
     results.switch(db, run, {
         "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
         "rows_with_similar": result.rows_with_similar}, bits)
+    killpoints.reached("batch.switched")
     _trim()
-    hashes = dict(zip(read.ids, read.hashes))
-    store.fold(table, hashes)
-    gone = [row for row in held if row not in hashes]
-    result.removed = store.remove(table, gone) if gone else 0
+    store.fold(table, dict(zip(read.ids, read.hashes)))
+    store.clear_removed(held.removed)
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = _replay(config, store, result.dedup_match is not None)
 

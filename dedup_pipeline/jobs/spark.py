@@ -57,6 +57,7 @@ from ..core.pairs import Similar, originals
 from ..core.shingles import Sets, SketchTable, candidates, through_a_third
 from ..sql.source import SqlSource
 from ..store.index import BLOCKS, MANIFEST, MongoStore, Record, buckets, bucket_bits, connect
+from ..store.index import Held as StoreHeld
 
 ROWS_PER_PARTITION = 100_000  # the default partitions: at least this many rows each, 2 per core
 JAVA = 17  # PySpark 4 needs Java 17 or later
@@ -185,7 +186,8 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
     start = time.perf_counter()
     ranges = sc.parallelize([(p, Range(*job.bounds[p:p + 2].tolist())) for p in range(job.partitions)],
                             job.partitions).partitionBy(*by_part())
-    read = ranges.union(_held(sc, job, store).partitionBy(*by_part())).mapPartitions(
+    since = store.since(job.config.source.table)
+    read = ranges.union(_held(sc, job, store, since.rows).partitionBy(*by_part())).mapPartitions(
         partial(_read, job), preservesPartitioning=True).persist(keep)
     filed = _values(read, Filed).collect()
     on_progress(count)
@@ -227,7 +229,7 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
     result = SparkResult(sum(f.rows for f in filed), (a, b, d), found_groups, seconds, job.run, job.partitions,
                          sum(f.added for f in filed), sum(f.changed for f in filed),
                          copies=len(similar.copies))
-    _store(job, store, result, nodes.tolist(), (ia, ib, d), read, [row for f in filed for row in f.removed])
+    _store(job, store, result, nodes.tolist(), (ia, ib, d), read, [row for f in filed for row in f.removed], since)
     for rdd in (read, found, judged):
         rdd.unpersist()
     return result
@@ -252,15 +254,16 @@ def _rows_in(ids: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> tuple[n
 
 
 def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: tuple, read: Any,
-           gone: list) -> None:
-    """Write the pairs, groups and dedup_match, switch the generation live, fold the fresh
-    rows and forget those the table no longer has, as batch._store does; then decide again
-    the rows an incremental writer changed meanwhile."""
+           gone: list, since: StoreHeld) -> None:
+    """Write the pairs, groups and dedup_match, forget the rows the table no longer has,
+    switch the generation live and fold the fresh rows, as batch._store does; then decide
+    again the rows an incremental writer changed meanwhile."""
     start = time.perf_counter()
     db, table = store.db, job.config.source.table
     results.write_matches(db, job.run, ids, *pairs)
     results.write_groups(db, job.run, result.groups)
     result.dedup_match = matchtable.write_batch(job.config, ids, *pairs)
+    result.removed = store.remove_gone(table, gone, since.rows)
     results.switch(db, job.run, {"rows": result.rows, "pairs": len(pairs[0]), "groups": len(result.groups),
                                  "rows_with_similar": result.rows_with_similar}, job.bits)
     fresh = {doc["row"] for doc in store.rows.find({"fresh": {"$exists": True}, "table": table}, {"row": 1})}
@@ -268,7 +271,7 @@ def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: t
         wanted = read.context.broadcast(fresh)
         store.fold(table, dict(_values(read, Sketched).flatMap(
             lambda s: [(row, h) for row, h in zip(s.ids.tolist(), s.hashes) if row in wanted.value]).collect()))
-    result.removed = store.remove(table, gone) if gone else 0
+    store.clear_removed(since.removed)
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = _replay(job.config, store, result.dedup_match is not None)
 
@@ -363,6 +366,10 @@ class Held(NamedTuple):
     hashes: list
 
 
+class Since(Held):
+    """(row, content hash) pairs the store holds otherwise than the live manifest says."""
+
+
 class Sketched(NamedTuple):
     """A chunk of a partition's rows, sketched: ids in order, content hashes, what is compared."""
 
@@ -435,12 +442,17 @@ class Final(NamedTuple):
 # ------------------------------------------------------------------ the tasks
 
 
-def _held(sc: Any, job: Job, store: MongoStore) -> Any:
-    """(partition, Held) of the live manifest, its documents read by the executors."""
+def _held(sc: Any, job: Job, store: MongoStore, since: dict) -> Any:
+    """(partition, Held) of the live manifest, its documents read by the executors, and
+    (partition, Since) of the rows written since that it does not show (store.since)."""
     live = results.pointer(store.db)["run"]
     ids = [doc["_id"] for doc in store.db[results.named(MANIFEST, live)].find({}, {"_id": 1})]
+    rows = np.array(list(since), np.int64)
+    part = job.range_of(rows)
+    written = [(p, Since(rows[part == p].tolist(), [since[r] for r in rows[part == p].tolist()]))
+               for p in np.unique(part).tolist()]
     return sc.parallelize(ids, max(1, min(len(ids), job.partitions))).mapPartitions(
-        partial(_read_manifest, job, live))
+        partial(_read_manifest, job, live)).union(sc.parallelize(written, max(1, len(written))))
 
 
 def _read_manifest(job: Job, live: str, ids: Iterable[int]) -> Iterator[tuple[int, Held]]:
@@ -457,18 +469,23 @@ def _read_manifest(job: Job, live: str, ids: Iterable[int]) -> Iterator[tuple[in
 def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
     """Read and sketch a range's rows, file those new or changed in the store, and write
     the range's part of the manifest (as batch._read does for the whole table)."""
-    ranges, held = [], {}
+    ranges, held, since = [], {}, {}
     for p, item in items:
         if isinstance(item, Range):
             ranges.append((p, item))
         else:
-            held.update(zip(item.rows, item.hashes))
+            (since if isinstance(item, Since) else held).update(zip(item.rows, item.hashes))
+    held.update(since)
     config, table = job.config, job.config.source.table
     scheme = scheme_of(config)
     with SqlSource(config) as source, connect(job.uri) as client:
         store = MongoStore(client[job.database])
         for p, span in ranges:
-            ids, hashes, added, changed, entries = [], [], 0, 0, 0
+            rows_read, added, changed, entries = 0, 0, 0, 0
+            # numbered by partition; a task run again replaces what it wrote
+            manifest = store.db[results.named(MANIFEST, job.run)]
+            manifest.delete_many({"_id": {"$gte": p << PART_IDS, "$lt": p + 1 << PART_IDS}})
+            documents = p << PART_IDS
             for rows in source.rows(after=span.after, until=span.until):
                 probes = scheme.probes(rows)
                 chunk = _sketch(config, scheme, rows, probes)
@@ -482,17 +499,13 @@ def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any
                                                scheme.sketch(probes[n])), before))
                 added += sum(before is None for _, before in records)
                 changed += sum(before is not None for _, before in records)
+                documents += store.write_manifest(job.run, chunk.ids.tolist(), chunk.hashes, first=documents)
                 store.file((r for r, before in records if before is None), fresh=False, batch=True)
                 store.file((r for r, before in records if before is not None), batch=True)
-                ids += chunk.ids.tolist()
-                hashes += chunk.hashes
+                rows_read += len(chunk.ids)
                 entries += len(chunk.table.keys.values)
                 yield p, chunk
-            # numbered by partition; a task run again replaces what it wrote
-            manifest = store.db[results.named(MANIFEST, job.run)]
-            manifest.delete_many({"_id": {"$gte": p << PART_IDS, "$lt": p + 1 << PART_IDS}})
-            store.write_manifest(job.run, ids, hashes, first=p << PART_IDS)
-            yield p, Filed(len(ids), added, changed, [], entries)
+            yield p, Filed(rows_read, added, changed, [], entries)
     if held and ranges:  # what is left was not read: gone from the table
         yield ranges[0][0], Filed(0, 0, 0, list(held), 0)
 

@@ -8,6 +8,7 @@ block value).
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...]}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
     changes:       {"_id": "petition:7", "table": "petition", "row": 7}
+    removed:       {"_id": "petition:7", "table": "petition", "row": 7, "n": <times logged>}
 
 A row is one document, so every change of a row is one write, made whole or not at all:
 nothing is ever half-filed. A batch files the keys of every row in the bucket documents of
@@ -20,7 +21,11 @@ keys and the buckets of its keys, then the rows the buckets name (a round trip e
 IN_IDS keys); an entry whose row no longer has that key (changed or removed since) is
 skipped.
 
-The manifest lists what the batch filed, for the next one to write only what changed.
+The manifest lists what the batch filed, for the next one to write only what changed; it is
+written as the batch reads, before the rows it lists are filed, so that a batch killed
+before going live leaves a list of what it may have filed. Every other write leaves a trace
+too, until a batch has read it: a row filed since stays `fresh`, a row removed is logged in
+`removed`. So the next batch sees what the store holds, whoever wrote it (`stored`).
 Keys are opaque 63-bit integers: the store knows nothing of schemes. pymongo stays in this
 module: callers see `Record`s and `StoreError`.
 
@@ -52,7 +57,8 @@ from ..config import ENV_MONGO_URI, Config, ConfigError, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
 from ..errors import StoreError
 
-ROWS, BLOCKS, MANIFEST, SYNC = "rows", "blocks", "manifest", "sync"
+ROWS, BLOCKS, MANIFEST, SYNC, REMOVED = "rows", "blocks", "manifest", "sync", "removed"
+CHANGED = ""  # the content hash of a row whose document may hold anything: no row's hash
 IN_IDS = 20  # values per $in: SecantusDB's $in slows with the square of the list (20: the fastest worker of 10, 20, 50, 200)
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 48  # entries a bucket document holds at least, on average, as the batch sizes them
@@ -89,13 +95,20 @@ class Record(NamedTuple):
     sketch: bytes | None = None
 
 
+class Held(NamedTuple):
+    """{row: content hash} of what the store holds, and the `removed` log entries read."""
+
+    rows: dict[Any, str]
+    removed: list[tuple[str, int]]
+
+
 class BlockStore(Protocol):
     """Rows filed under opaque keys: what the checks, the worker and the batch need."""
 
     def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]: ...
     def records(self, table: str, rows: Sequence) -> dict[Any, Record]: ...
     def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int: ...
-    def remove(self, table: str, rows: Sequence) -> int: ...
+    def remove(self, table: str, rows: Sequence, trace: bool = True) -> int: ...
     def sync(self) -> None: ...
     def require(self, scheme: str) -> None: ...
 
@@ -282,20 +295,44 @@ class MongoStore:
             return {d["row"]: _record(d) for start in range(0, len(ids), IN_IDS)
                     for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"fresh": 0})}
 
-    def stored(self) -> Iterator[tuple[Any, str]]:
-        """(row, content hash) of each row the live generation's batch filed, as its manifest
-        lists them: for the next batch to see what changed (rows changed since by `watch` or
-        `add` look changed, and are filed again)."""
+    def stored(self, table: str) -> Held:
+        """What the store holds of `table`'s rows, for the next batch to write only what
+        changed: the live batch's manifest, corrected by every write it does not show
+        (`since`). Whoever filed or removed a row, the batch sees what the store holds."""
         with _errors(self.where):
             self._follow(now=True)
-            for doc in self.db[results.named(MANIFEST, self.generation)].find().sort("_id", 1):
-                yield from zip(doc["rows"], doc["content"])
+            manifest = dict(self._manifest(self.generation))
+            since = self.since(table, manifest)
+            manifest.update(since.rows)
+            return Held(manifest, since.removed)
 
-    def write_manifest(self, run: str, rows: Sequence, contents: Sequence[str], first: int = 0) -> None:
-        """What run's batch files: each row and its content hash, MANIFEST_ROWS a document,
-        numbered from `first` (a Spark partition writes its rows' part)."""
+    def since(self, table: str, manifest: Mapping[Any, str] | None = None) -> Held:
+        """The rows of `table` whose documents may differ from the live manifest, with the
+        content hash the store holds (CHANGED where it may hold anything): rows that a batch
+        killed before going live filed (its manifest lists them first, those the same as in
+        `manifest` aside), rows removed (the `removed` log, whose entries read are returned
+        for `clear_removed`), and rows filed since by `watch`, `add` or a replay (`fresh`)."""
         with _errors(self.where):
-            results.insert_all(self.db[results.named(MANIFEST, run)], (
+            rows: dict[Any, str] = {}
+            for run in self.db[results.RUNS].find({"state": "building", "_id": {"$ne": self.building}}):
+                rows.update((row, CHANGED) for row, content in self._manifest(run["_id"])
+                            if manifest is None or manifest.get(row) != content)
+            removed = list(self.db[REMOVED].find({"table": table}))
+            rows.update((d["row"], CHANGED) for d in removed)
+            rows.update((d["row"], d["content"]) for d in self.rows.find(
+                {"fresh": {"$exists": True}}, {"table": 1, "row": 1, "content": 1}) if d["table"] == table)
+            return Held(rows, [(d["_id"], d["n"]) for d in removed])
+
+    def _manifest(self, run: str) -> Iterator[tuple[Any, str]]:
+        for doc in self.db[results.named(MANIFEST, run)].find().sort("_id", 1):
+            yield from zip(doc["rows"], doc["content"])
+
+    def write_manifest(self, run: str, rows: Sequence, contents: Sequence[str], first: int = 0) -> int:
+        """What run's batch files: each row and its content hash, MANIFEST_ROWS a document,
+        numbered from `first` (a Spark partition writes its rows' part). Returns how many
+        documents."""
+        with _errors(self.where):
+            return results.insert_all(self.db[results.named(MANIFEST, run)], (
                 {"_id": first + n // MANIFEST_ROWS, "rows": list(rows[n:n + MANIFEST_ROWS]),
                  "content": list(contents[n:n + MANIFEST_ROWS])} for n in range(0, len(rows), MANIFEST_ROWS)))
 
@@ -333,11 +370,33 @@ class MongoStore:
             return {docs[error["index"]]["_id"] for error in e.details["writeErrors"]}
         return set()
 
-    def remove(self, table: str, rows: Sequence) -> int:
-        """Forget these rows; returns how many were filed."""
+    def remove(self, table: str, rows: Sequence, trace: bool = True) -> int:
+        """Forget these rows; returns how many were filed. Each is logged in `removed` first
+        (unless a batch removes rows it read there: `trace`): a manifest may still list it,
+        and the next batch must see that the store does not hold it."""
+        if not rows:
+            return 0
         with _errors(self.where):
             self._follow()
+            if trace:
+                self.db[REMOVED].bulk_write([UpdateOne({"_id": row_key(table, r)}, {
+                    "$set": {"table": table, "row": r}, "$inc": {"n": 1}}, upsert=True) for r in rows])
             return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows])
+
+    def remove_gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
+        """Remove the rows a batch found gone from the table, `held` as `stored` gave them:
+        those it read in a log (CHANGED) need no new entry, and keep theirs until
+        `clear_removed`. Returns how many were filed."""
+        listed = [row for row in gone if held.get(row) != CHANGED]
+        return self.remove(table, listed) + self.remove(table, [r for r in gone if held.get(r) == CHANGED], trace=False)
+
+    def clear_removed(self, entries: Sequence[tuple[str, int]]) -> None:
+        """Forget the `removed` entries a batch read (`since`) once its manifest is live; an
+        entry logged again since (its count moved on) stays."""
+        with _errors(self.where):
+            for n in range(0, len(entries), WRITE_CHUNK):
+                self.db[REMOVED].bulk_write([DeleteOne({"_id": i, "n": count})
+                                             for i, count in entries[n:n + WRITE_CHUNK]], ordered=False)
 
     def fold(self, table: str, bucketed: Mapping[Any, str]) -> int:
         """The fresh rows that the live buckets now hold as they are stored ({row: content
@@ -407,7 +466,7 @@ class MemoryStore:
         self.held.update(((r.table, r.row), r) for r in records)
         return len(records)
 
-    def remove(self, table: str, rows: Sequence) -> int:
+    def remove(self, table: str, rows: Sequence, trace: bool = True) -> int:
         return sum(self.held.pop((table, row), None) is not None for row in rows)
 
     def sync(self) -> None:

@@ -74,13 +74,11 @@ def current_run(db: Database) -> dict[str, Any] | None:
 
 @guarded
 def new_run(db: Database, settings: dict[str, Any], scheme: str = "") -> str:
-    """Start building a generation, its keys made with the `scheme` settings: drop what dead
-    runs left, clear the change log, and mark the run as building (from then on, live writes
-    are logged)."""
-    live_runs = _kept(pointer(db))
-    for stale in db[RUNS].find({"state": "building"}):
-        if stale["_id"] not in live_runs:
-            drop_generation(db, stale["_id"])
+    """Start building a generation, its keys made with the `scheme` settings: clear the
+    change log, and mark the run as building (from then on, live writes are logged). What
+    runs killed before going live left stays until one goes live: their manifests list the
+    rows they may have filed (store.MongoStore.since)."""
+    pointer(db)  # created if missing
     run = f"{_now():%Y%m%dT%H%M%S%f}-{os.getpid()}"
     db[RUNS].insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings,
                          "scheme": scheme})
@@ -172,10 +170,6 @@ def drop_generation(db: Database, run: str) -> None:
         if named(name, run) in existing:
             db.drop_collection(named(name, run))
     db[RUNS].delete_one({"_id": run})
-
-
-def _kept(live_pointer: dict[str, Any]) -> set[str]:
-    return {live_pointer.get("run", ""), live_pointer.get("previous", "")}
 
 
 def _sync(db: Database) -> None:

@@ -1,0 +1,126 @@
+"""Whatever filed a row (a batch, `add`, `watch`), and wherever a batch was killed, the next
+batch leaves the store and dedup_match exactly as a clean batch of the table into an empty
+store would: it compares the table with what the store holds, not with what it last filed.
+On a real MariaDB (triggers, dedup_match) and a real MongoDB-protocol server."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dedup_pipeline import killpoints
+from dedup_pipeline.jobs.batch import run_batch
+from dedup_pipeline.jobs.incremental import Incremental
+from dedup_pipeline.store import results
+from dedup_pipeline.sql.source import SqlSource
+from dedup_pipeline.store.index import MongoStore
+from tests.test_watch import (  # noqa: F401  (fixtures)
+    config, config_file, config_of, copy_sets, drain, insert, petition, petition_rows, sql)
+
+TEXT_O = "小区东门外的垃圾站常年不清运，夏天臭味熏天，蚊蝇滋生，居民多次向物业反映无果。"
+TEXT_N = "本人在单位工作十年，被无故辞退，单位拒绝支付经济补偿金，劳动仲裁后仍不执行。"
+
+
+def what_is_stored(config, db, engine):
+    """The row documents (what a check reads), the live pairs and dedup_match."""
+    rows = {d["row"]: (d["content"], d["fingerprint"], d["keys"], d.get("sketch"))
+            for d in db.rows.find({"table": config.source.table})}
+    pairs = sorted(results.read_matches(db, results.pointer(db)["run"]))
+    matches = sorted(map(tuple, sql(engine, "SELECT row_id, similar_id, distance FROM dedup_match")))
+    return rows, pairs, matches
+
+
+def clean_batch(config, mongo_client, engine):
+    """What a batch of the table as it is now stores in an empty database."""
+    name = f"{config.store.database}_clean"
+    clean = config_of(config.source.url, config.store.mongo_uri, name)
+    try:
+        run_batch(clean, MongoStore(mongo_client[name]), processes=1)
+        return what_is_stored(clean, mongo_client[name], engine)
+    finally:
+        mongo_client.drop_database(name)
+
+
+def add(config, db, *ids):
+    """`add --id` of these rows, as the table has them now."""
+    with SqlSource(config) as source:
+        rows = source.rows_by_id(list(ids))
+    index = Incremental(MongoStore(db), config)
+    for row in rows:
+        index.add(row["id"], row)
+
+
+def start(kind, config, mongo_db):
+    """The store's first filing of the table: a batch, `add --all`, or `watch` draining it."""
+    if kind == "batch":
+        run_batch(config, MongoStore(mongo_db), processes=1)
+    elif kind == "add --all":
+        with SqlSource(config) as source:
+            Incremental(MongoStore(mongo_db), config).add_many(
+                (row["id"], row) for chunk in source.rows() for row in chunk)
+    else:
+        drain(config)
+
+
+@pytest.mark.parametrize("kind", ["batch", "add --all", "watch"])
+def test_after_any_start_and_rows_filed_by_add_the_next_batch_stores_what_a_clean_batch_would(
+        petition, config, mongo_db, mongo_client, kind):
+    insert(petition, petition_rows(60) + copy_sets(3))
+    start(kind, config, mongo_db)
+    insert(petition, [{**petition_rows(1)[0], "id": 9001, "content": TEXT_N}])
+    add(config, mongo_db, 9001)
+    sql(petition, "DELETE FROM petition WHERE id = 9001")  # filed by add, then deleted
+    sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    sql(petition, f"UPDATE petition SET content = '{TEXT_N}' WHERE id = 5")
+    add(config, mongo_db, 5)
+    sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")  # reverted, as the batch filed it
+    sql(petition, "DELETE FROM petition WHERE id = 1000")  # a first copy, removed by the worker...
+    drain(config)
+    insert(petition, copy_sets(1)[:1])  # ...and back as it was, the worker not told
+    sql(petition, "DELETE FROM dedup_outbox WHERE done_at IS NULL")
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
+
+
+def test_a_check_after_the_next_batch_finds_a_row_as_the_table_has_it_whoever_filed_it(
+        petition, config, mongo_db):
+    insert(petition, petition_rows(40))
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    insert(petition, [{**petition_rows(1)[0], "id": 9001, "content": TEXT_N}])
+    add(config, mongo_db, 9001)
+    sql(petition, "DELETE FROM petition WHERE id = 9001")
+    sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    sql(petition, f"UPDATE petition SET content = '{TEXT_N}' WHERE id = 5")
+    add(config, mongo_db, 5)
+    sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    index = Incremental(MongoStore(mongo_db), config)
+    assert [m.row for m in index.check(TEXT_O)] == [5]
+    assert [m.row for m in index.check(TEXT_N)] == []
+
+
+BATCH_KILL_POINTS = ["batch.filed", "batch.results", "batch.removed", "batch.switched"]
+
+
+@pytest.mark.parametrize("point", BATCH_KILL_POINTS)
+def test_a_batch_killed_at_any_write_point_then_run_again_stores_what_a_clean_batch_would(
+        petition, config, config_file, mongo_db, mongo_client, point):
+    insert(petition, petition_rows(60) + copy_sets(3))
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    sql(petition, "DELETE FROM petition WHERE id IN (3, 1000, 10004)")
+    sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id IN (5, 1010)")
+    insert(petition, [{**petition_rows(1)[0], "id": 9001, "content": TEXT_N}])
+    killed = subprocess.run([sys.executable, "-m", "dedup_pipeline", "batch", "--processes", "1",
+                             "--config", str(config_file)], capture_output=True, text=True,
+                            env=_env({killpoints.ENV: point}))
+    assert killed.returncode == -9, killed.stderr
+    sql(petition, "DELETE FROM petition WHERE id = 9001")  # gone before the batch runs again
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
+
+
+def _env(extra):
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}, **extra}
