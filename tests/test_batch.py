@@ -126,3 +126,12 @@ def test_run_batch_replaces_dedup_match_with_every_pair_both_ways(config, table,
     with engine.begin() as conn:
         written = conn.execute(sa.text("SELECT row_id, similar_id FROM dedup_match WHERE source = 'batch'")).all()
     assert result.dedup_match == len(written) == 2 * len(result.pairs[0]) and (1, 2) in written
+
+
+@pytest.mark.parametrize("text", [None, "", "   ", "。。。！"], ids=["null", "empty", "whitespace", "punctuation"])
+def test_a_table_where_no_row_has_text_is_batched_with_no_pairs(config, table, mongo_db, text):
+    engine, petition, _ = table
+    with engine.begin() as conn:
+        conn.execute(petition.update().values(content=text))
+    result = run_batch(config, MongoStore(mongo_db), processes=1)
+    assert result.rows == ROWS and len(result.pairs[0]) == 0 and result.groups == []

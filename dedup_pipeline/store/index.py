@@ -421,7 +421,7 @@ class MongoStore:
             bucket = buckets(keys, bits)
             order = np.argsort(bucket, kind="stable")
             bucket, signed = bucket[order], keys.view(np.int64)[order]
-            bounds = [0, *(np.flatnonzero(np.diff(bucket)) + 1).tolist(), len(bucket)]
+            bounds = [0, *(np.flatnonzero(np.diff(bucket)) + 1).tolist(), len(bucket)] if len(bucket) else [0]
             return results.insert_all(target, (
                 {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": take(order[s:e])}
                 for s, e in zip(bounds, bounds[1:])), WRITE_CHUNK)
