@@ -347,8 +347,8 @@ def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts
 
     Several workers can run at once. SIGTERM or Ctrl-C stops after the current batch
     (exit 0); a database or MongoDB outage is logged and waited out. Needs
-    `dedup-pipeline migrate` first, and `dedup-pipeline add --all` for the rows that
-    were there before.
+    `dedup-pipeline migrate` first, and `dedup-pipeline batch` for the rows that were
+    there before (it writes their pairs too; `add --all` does not).
 
     Example: dedup-pipeline watch --config my.toml    (cron: dedup-pipeline watch --once)
     """
@@ -454,7 +454,8 @@ def _add_rows(index: Any, config: Config, source: Any, rows: list[dict]) -> dict
     if rows:
         return {row[id_column]: index.add_and_check(row[id_column], row) for row in rows}
     written = index.add_many((row[id_column], row) for chunk in source.rows() for row in chunk)
-    click.echo(f"added {written:,} new or changed row(s) of {config.source.table}", err=True)
+    click.echo(f"added {written:,} new or changed row(s) of {config.source.table}; their pairs are not in "
+               f"dedup_match: `dedup-pipeline batch` files the rows and writes them (start `watch` after it)", err=True)
     return {}
 
 
