@@ -5,9 +5,14 @@ a few chunks ahead of the reader, so that a slow consumer never queues the table
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import os
+import signal
+import sys
+import threading
 from collections import deque
 from contextlib import contextmanager
+from multiprocessing.context import SpawnProcess
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..config import Config
@@ -18,6 +23,7 @@ _state: Any = None
 
 def _start(make: Callable[[Config], Any], config: Config) -> None:
     global _state
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a worker the pool starts later inherits no SIG_IGN
     _state = make(config)
 
 
@@ -38,8 +44,11 @@ def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config]
         yield lambda chunks: (work(rows, state) for rows in chunks)
         return
     # spawn, not fork: the parent may hold database connections and their threads.
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(processes, initializer=_start, initargs=(make, config)) as pool:
+    _quiet_resource_tracker()
+    with _ctrl_c_ignored():  # from their first instruction: Ctrl-C reaches the whole process group
+        pool = _Pool(processes, initializer=_start, initargs=(make, config),
+                     context=multiprocessing.get_context("spawn"))
+    with pool:
         def mapped(chunks: Iterable[Sequence[Mapping]]) -> Iterator[Any]:
             pending: deque = deque()
             for rows in chunks:
@@ -50,3 +59,50 @@ def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config]
                 yield pending.popleft().get()
         yield mapped
 
+
+
+# What multiprocessing's resource tracker says, cleaning up the pool's semaphores after its
+# parent was killed; a -W option of this process, which the tracker (started with the first
+# pool) takes over.
+TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_resource_tracker() -> None:
+    """A batch killed (SIGKILL) leaves no "leaked semaphore objects" warning: the tracker
+    removes them, and a user can do nothing about it."""
+    if TRACKER_WARNING not in sys.warnoptions:
+        sys.warnoptions.append(TRACKER_WARNING)
+
+
+class _Worker(SpawnProcess):
+    """A worker process that leaves without a traceback when its parent is gone (killed,
+    or stopped by Ctrl-C): a result it can no longer send is nobody's loss."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except BrokenPipeError:
+            pass
+
+
+class _Pool(multiprocessing.pool.Pool):
+    """A pool of `_Worker`s."""
+
+    @staticmethod
+    def Process(ctx: Any, *args: Any, **kwargs: Any) -> _Worker:
+        return _Worker(*args, **kwargs)
+
+
+@contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """Ctrl-C ignored meanwhile, here and in the processes started now, which keep ignoring
+    it: the parent alone answers it and stops its workers (one of them interrupted inside
+    the pool's queues could leave the parent waiting for ever)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread sets signal handlers; the workers' _start ignores Ctrl-C anyway
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
