@@ -11,15 +11,15 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
 from . import __version__
-from .config import Config, ConfigError, load_config
-from .errors import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, DedupError
+from .errors import EXIT_CONFIG, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, DedupError
 
-EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a SIGINT
+if TYPE_CHECKING:
+    from .config import Config
 
 
 class CliError(click.ClickException):
@@ -42,6 +42,8 @@ def with_config(command: Callable) -> Callable:
         try:
             return command(config=load_config(config_path), **kwargs)
         except DedupError as e:
+            from .config import ConfigError
+
             raise CliError(f"configuration: {e}" if isinstance(e, ConfigError) else str(e), e.exit_code) from None
         except OSError as e:
             raise CliError(_os_error(e)) from None
@@ -53,6 +55,14 @@ def with_config(command: Callable) -> Callable:
             raise CliError("interrupted", EXIT_INTERRUPTED) from None
 
     return wrapper
+
+
+def load_config(path: str | None) -> Config:
+    """The configuration, its module (and with it numpy and the core) loaded only now, inside
+    `with_config`: a Ctrl-C while a command starts is one line too."""
+    from .config import load_config as load
+
+    return load(path)
 
 
 def _os_error(error: OSError) -> str:

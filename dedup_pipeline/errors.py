@@ -5,6 +5,7 @@ the CLI turns it into one line (cli.with_config). Pure: no I/O, no driver import
 from __future__ import annotations
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a SIGINT
 
 
 class DedupError(Exception):

@@ -146,6 +146,31 @@ def test_ctrl_c_while_migrate_exits_is_one_line_and_exit_130(tmp_path, mysql_url
     assert "are up to date" in done.stdout and done.stderr.splitlines()[-1] == "Error: interrupted"
 
 
+# As Ctrl-C in the first tenth of a second of a command: the signal arrives while Python loads
+# one of the program's modules (argv[1]), before any command runs.
+CTRL_C_AT_START = """
+import importlib.abc, os, runpy, signal, sys
+
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == loading:
+            os.kill(os.getpid(), signal.SIGINT)
+
+loading = sys.argv.pop(1)
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["dedup-pipeline", *sys.argv[1:]]
+runpy.run_module("dedup_pipeline", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("loading", ["dedup_pipeline.cli", "dedup_pipeline.config"])
+def test_ctrl_c_while_fingerprint_starts_is_one_line_and_exit_130(tmp_path, loading):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    done = subprocess.run([sys.executable, "-c", CTRL_C_AT_START, loading, "fingerprint", "小区物业乱收费"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and done.stderr == "Error: interrupted\n" and done.stdout == ""
+
+
 def fails_on(monkeypatch, method, collection_prefix):
     """pymongo's `method` of the collections named `collection_prefix...` fails as a server
     that went away does."""
