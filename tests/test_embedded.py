@@ -1,8 +1,12 @@
+import os
+import subprocess
+import sys
+
 import pymongo
 import pytest
 from pymongo import UpdateOne
 
-from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, free_port
+from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, _stderr_held, free_port
 
 
 def test_data_persists_across_stop_and_start(tmp_path):
@@ -83,3 +87,18 @@ def test_bulk_upserts_with_add_to_set_and_id_in_lookup(mongo_db):
 
 def test_mongo_db_starts_empty(mongo_db):
     assert mongo_db.list_collection_names() == []
+
+
+def test_a_data_folder_in_use_by_another_process_is_refused_in_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    with EmbeddedMongo().start(tmp_path / "dedup-data" / "mongo"):
+        done = subprocess.run([sys.executable, "-m", "dedup_pipeline", "check", "--text", "小区物业乱收费"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "is another server using it?" in done.stderr and "[ERROR]" not in done.stderr
+
+
+def test_what_is_written_on_stderr_while_a_server_opens_is_kept_when_it_opens(capfd):
+    with _stderr_held():
+        os.write(2, b"WiredTiger: recovery done\n")
+    assert capfd.readouterr().err == "WiredTiger: recovery done\n"

@@ -26,8 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import os
 import socket
+import sys
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import pymongo
 from pymongo.errors import PyMongoError
@@ -133,20 +137,45 @@ def _open_server(data_dir: Path, host: str, port: int):
     except ImportError as exc:
         raise EmbeddedMongoError(f"SecantusDB is not installed: {INSTALL_HINT}") from exc
     try:
-        return SecantusDBServer(
-            host,
-            port,
-            str(data_dir),
-            replica_set_name=None,  # standalone, like a plain mongod; no oplog writes
-            enable_test_commands=False,
-            durable=True,  # ignore SECANTUS_TEST_FAST_STORAGE: data must survive a restart
-            cache_size=CACHE_SIZE,
-        )
+        with _stderr_held():
+            return SecantusDBServer(
+                host,
+                port,
+                str(data_dir),
+                replica_set_name=None,  # standalone, like a plain mongod; no oplog writes
+                enable_test_commands=False,
+                durable=True,  # ignore SECANTUS_TEST_FAST_STORAGE: data must survive a restart
+                cache_size=CACHE_SIZE,
+            )
     except Exception as exc:  # WiredTiger raises its own error type
         raise EmbeddedMongoError(
             f"cannot open the MongoDB data folder {data_dir}: {exc}"
             " (is another server using it?)"
         ) from exc
+
+
+@contextlib.contextmanager
+def _stderr_held() -> Iterator[None]:
+    """What is written on stderr (fd 2: WiredTiger writes there itself) held back meanwhile:
+    written out if the block succeeds, dropped if it fails, for then the caller's one-line
+    error says it (a folder in use gave two [ERROR] lines before it)."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to hold
+        yield
+        return
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        held.seek(0)
+        with open(2, "wb", closefd=False) as stderr:
+            stderr.write(held.read())
 
 
 def _wait_for_ping(uri: str, timeout_s: float = 10.0) -> None:
