@@ -305,10 +305,7 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[scheme] blocks = {scheme.blocks} keyed {scheme.key_blocks} at a time make "
                           f"{tables:,} tables; at most {MAX_TABLES:,}: use fewer blocks or key_blocks")
     _check_database_name(config.store.database)
-    uri = config.store.mongo_uri
-    if uri and not uri.startswith(("mongodb://", "mongodb+srv://")):
-        raise ConfigError(f"[store] mongo_uri (or {ENV_MONGO_URI}) must start with mongodb:// or "
-                          f"mongodb+srv://, got {mask_url(uri)!r}")
+    _check_mongo_uri(config.store.mongo_uri)
     if "://" not in config.source.url:
         raise ConfigError(f"[source] url (or {ENV_SQL_URL}) must be an SQLAlchemy URL such as "
                           f"mysql+pymysql://user:password@host/db, got {mask_url(config.source.url)!r}")
@@ -359,6 +356,21 @@ def _check_ranges(config: Config) -> None:
         value = getattr(getattr(config, section), key)
         if not low <= value <= high:
             raise ConfigError(f"[{section}] {key} must be from {low:,} to {high:,}, got {value:,}")
+
+
+def _check_mongo_uri(uri: str) -> None:
+    """A MongoDB URI's scheme, and its options as pymongo reads them: named now, where a client
+    would warn (with its file paths) and ignore them."""
+    if not uri:
+        return
+    where = f"[store] mongo_uri (or {ENV_MONGO_URI})"
+    if not uri.startswith(("mongodb://", "mongodb+srv://")):
+        raise ConfigError(f"{where} must start with mongodb:// or mongodb+srv://, got {mask_url(uri)!r}")
+    from .store.mongo import uri_options_problem
+
+    problem = uri_options_problem(uri)
+    if problem:
+        raise ConfigError(f"{where} {mask_url(uri)}: {problem}")
 
 
 MONGO_NAME_FORBIDDEN = '/\\. "$*<>:|?'  # MongoDB's rules for a database name (Windows' are the widest)

@@ -86,6 +86,13 @@ def test_an_invalid_mongodb_database_name_is_a_configuration_error(run, tmp_path
     assert not (tmp_path / "dedup-data").exists()
 
 
+def test_an_unknown_mongodb_uri_option_is_one_line_and_exit_2(run, monkeypatch):
+    monkeypatch.setenv("DEDUP_MONGO_URI", "mongodb://127.0.0.1:1/?badoption=1")
+    result = run("check", "--text", "小区物业乱收费")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "Unknown option: badoption" in error_line(result) and "Warning" not in result.stderr
+
+
 def test_a_row_whose_bytes_cannot_be_read_is_named_with_its_column_and_setting(run, tmp_path):
     engine = sa.create_engine(f"sqlite:///{tmp_path / 'p.db'}")
     with engine.begin() as conn:

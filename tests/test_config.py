@@ -123,6 +123,17 @@ def test_invalid_configuration_is_refused_with_what_to_fix(data, message):
         parse_config(data, {})
 
 
+@pytest.mark.parametrize("options, message", [
+    ("badoption=1", r"Unknown option: badoption"),
+    ("serverSelectionTimeoutMS=abc", r"serverselectiontimeoutms must be an integer or float"),
+])
+def test_a_mongodb_uri_option_pymongo_would_ignore_is_a_configuration_error(options, message):
+    uri = f"mongodb://app:s3cret@127.0.0.1:1/?{options}"
+    with pytest.raises(ConfigError, match=r"\[store\] mongo_uri \(or DEDUP_MONGO_URI\) "
+                                          r"mongodb://app:\*\*\*@127.0.0.1:1/\?.*: " + message):
+        parse_config(minimal(), {"DEDUP_MONGO_URI": uri})
+
+
 def test_a_missing_file_says_how_to_start():
     with pytest.raises(ConfigError, match="does not exist; copy config/example.toml"):
         load_config("/nonexistent/dedup.toml", env={})

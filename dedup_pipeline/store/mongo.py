@@ -33,6 +33,22 @@ def reason(error: Exception) -> str:
     return mask_url(re.sub(r" \(configured timeouts:[^)]*\)", "", text))
 
 
+def uri_options_problem(uri: str) -> str | None:
+    """What pymongo refuses among a MongoDB URI's options (an unknown option, a value of the
+    wrong kind), password masked; None when it takes them all. A client would only warn, with
+    its file paths, and go on without them. Read without DNS (mongodb+srv:// too)."""
+    from pymongo.uri_parser import split_options
+
+    options = uri.rpartition("@")[2].partition("?")[2]
+    if not options:
+        return None
+    try:
+        split_options(options, validate=True, warn=False)
+    except (PyMongoError, ValueError) as e:
+        return reason(e).replace(" Refer to docstring.", "")
+    return None
+
+
 def guarded(function: F) -> F:
     """`function(db_or_collection, ...)` with its pymongo errors as StoreError naming the database."""
 
