@@ -10,7 +10,7 @@ import math
 import os
 import re
 import tomllib
-from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -209,7 +209,8 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
         raise ConfigError("missing [source] section: it names the table to read, e.g.\n"
                           "[source]\nurl = \"mysql+pymysql://user@host/db\"\ntable = \"petition\"")
     source = _section(data, "source", SourceConfig)
-    source = _override(source, "url", env.get(ENV_SQL_URL))
+    if env.get(ENV_SQL_URL):  # the URL of a database that exists: never filled with the sample
+        source = replace(source, url=env[ENV_SQL_URL], sample=False)
     store = _override(sections["store"], "mongo_uri", env.get(ENV_MONGO_URI))
     config = Config(source=source, fields=_fields(data.get("fields")), fingerprint=sections["fingerprint"],
                     scheme=sections["scheme"], store=store, batch=sections["batch"],

@@ -93,6 +93,14 @@ def test_an_unknown_mongodb_uri_option_is_one_line_and_exit_2(run, monkeypatch):
     assert "Unknown option: badoption" in error_line(result) and "Warning" not in result.stderr
 
 
+def test_an_sqlite_url_to_a_missing_file_is_one_line_and_exit_2(run, tmp_path, monkeypatch):
+    monkeypatch.setenv("DEDUP_SQL_URL", "sqlite:///typo.db")
+    result = run("config", "--check")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"the SQLite database file {tmp_path}/typo.db does not exist" in error_line(result)
+    assert not (tmp_path / "typo.db").exists()
+
+
 def test_a_row_whose_bytes_cannot_be_read_is_named_with_its_column_and_setting(run, tmp_path):
     engine = sa.create_engine(f"sqlite:///{tmp_path / 'p.db'}")
     with engine.begin() as conn:

@@ -203,3 +203,18 @@ def test_a_column_missing_from_the_table_is_named_with_the_columns_it_has(sqlite
                                   fields={"title": "short", "body": "long"}), {})
     with pytest.raises(ConfigError, match=r"column body not in table 'petition' \(it has: id, title, content\)"):
         SqlSource(config)
+
+
+def test_an_sqlite_url_to_a_missing_file_is_named_and_creates_no_file(tmp_path):
+    config = parse_config(minimal(source={"url": f"sqlite:///{tmp_path}/typo.db", "table": "petition"}), {})
+    with pytest.raises(ConfigError, match=f"the SQLite database file {tmp_path}/typo.db does not exist"):
+        SqlSource(config)
+    assert not (tmp_path / "typo.db").exists()
+
+
+def test_a_source_url_from_the_environment_is_never_filled_with_the_sample(tmp_path):
+    config = load_config(env={"DEDUP_SQL_URL": f"sqlite:///{tmp_path}/typo.db"})
+    assert not config.source.sample
+    with pytest.raises(ConfigError, match="does not exist"):
+        SqlSource(config)
+    assert not (tmp_path / "typo.db").exists()

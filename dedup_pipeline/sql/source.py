@@ -221,6 +221,7 @@ UNESCAPED_AT = "its password holds an @ that is not escaped; write each @ in it 
 
 def _engine(url: str) -> sa.Engine:
     parsed = parse_url(url)
+    _check_sqlite_file(parsed, url)
     try:
         dialect = parsed.get_dialect()
         connect_args = {}
@@ -233,6 +234,20 @@ def _engine(url: str) -> sa.Engine:
                                 **({"isolation_level": "READ COMMITTED"} if mysql else {}))
     except (sa.exc.ArgumentError, ImportError) as e:
         raise ConfigError(f"[source] url {mask_url(url)} cannot be used: {mask_url(str(e))}") from None
+
+
+def _check_sqlite_file(parsed: sa.URL, url: str) -> None:
+    """An SQLite database file must exist: SQLite would create an empty one, and the table
+    would be "missing" from a file nobody meant."""
+    database = parsed.database
+    if (parsed.get_backend_name() != "sqlite" or not database or database == ":memory:"
+            or parsed.query.get("uri") == "true"):  # a file: URI, opened as it says
+        return
+    path = Path(database).absolute()
+    if not path.exists():
+        raise ConfigError(f"[source] url (or DEDUP_SQL_URL) {mask_url(url)}: the SQLite database file {path} "
+                          f"does not exist; check the path (sqlite:///name.db is relative to the current "
+                          f"folder, sqlite:////path/name.db absolute)")
 
 
 def _host(url: str) -> str:
