@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
+import itertools
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -375,7 +377,28 @@ def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts
 EXIT_SIMILAR = 3  # check, add --id: similar rows found
 
 
-@main.command()
+class _IdArguments(click.Command):
+    """A command whose arguments are row ids, negative ones too: `explain -1 -2` needs no
+    `--`. An unknown option of its own (`--jsn`) is still refused."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.ignore_unknown_options = True  # "-1" is kept, in its place, as an argument
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        options = {name: param for param in self.get_params(ctx) if isinstance(param, click.Option)
+                   for name in param.opts + param.secondary_opts}
+        value_next = False  # the argument is the value of the option before it (--config FILE)
+        for arg in itertools.takewhile(lambda a: a != "--", args):
+            name, equals, _ = arg.partition("=")
+            if not value_next and arg.startswith("-") and name not in options and not re.fullmatch(r"-[0-9]+", arg):
+                raise click.NoSuchOption(name, possibilities=sorted(options), ctx=ctx)
+            option = None if value_next else options.get(name)
+            value_next = option is not None and not option.is_flag and not equals
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=_IdArguments)
 @with_config
 @click.argument("first")
 @click.argument("second")

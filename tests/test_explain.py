@@ -122,3 +122,28 @@ def test_long_texts_are_explained_with_the_diff_of_a_bounded_window(long_texts_e
 def test_long_texts_are_printed_cut_short(long_texts_explained):
     assert "rows 1 and 2: similar" in long_texts_explained.stdout
     assert len(long_texts_explained.stdout) < 20_000
+
+
+@pytest.fixture
+def negative_ids(tmp_path, monkeypatch):
+    """DEDUP_CONFIG names a petition table in SQLite whose two rows have the ids -1 and -2."""
+    url = f"sqlite:///{tmp_path / 'p.db'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE petition (id INTEGER PRIMARY KEY, content TEXT)"))
+        conn.execute(sa.text("INSERT INTO petition VALUES (-1, '小区物业乱收费，请求查处'), "
+                             "(-2, '再次反映：小区物业乱收费，请求查处')"))
+    engine.dispose()
+    (tmp_path / "dedup.toml").write_text(f'[source]\nurl = "{url}"\ntable = "petition"\n[fields]\n'
+                                         f'content = "long"\n', encoding="utf-8")
+    monkeypatch.setenv("DEDUP_CONFIG", str(tmp_path / "dedup.toml"))
+
+
+def test_negative_ids_are_arguments_without_a_double_dash(run, negative_ids):
+    result = run("explain", "-1", "-2", "--json")
+    assert result.exit_code == 0 and (json.loads(result.output)["a"], json.loads(result.output)["b"]) == (-1, -2)
+
+
+def test_an_unknown_option_of_explain_is_still_refused(run, negative_ids):
+    result = run("explain", "-1", "-2", "--jsn")
+    assert result.exit_code == 2 and "No such option '--jsn'" in result.output
