@@ -307,6 +307,9 @@ def _check(config: Config) -> None:
                           f"{tables:,} tables; at most {MAX_TABLES:,}: use fewer blocks or key_blocks")
     _check_database_name(config.store.database)
     _check_mongo_uri(config.store.mongo_uri)
+    for key, example in (("table", "petition"), ("id_column", "id")):
+        if not getattr(config.source, key):
+            raise ConfigError(f"[source] {key} is empty: name the {key.replace('_', ' ')}, e.g. \"{example}\"")
     if "://" not in config.source.url:
         raise ConfigError(f"[source] url (or {ENV_SQL_URL}) must be an SQLAlchemy URL such as "
                           f"mysql+pymysql://user:password@host/db, got {mask_url(config.source.url)!r}")

@@ -117,6 +117,8 @@ def test_field_defaults_and_explicit_weights():
     (minimal(scheme={"days": -1}), r"\[scheme\] days must be from 0 to 36,500, got -1"),
     ({"fields": {"content": "long"}}, r"missing \[source\] section"),
     ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),
+    (minimal(source={"url": "sqlite:///x.db", "table": ""}), r"\[source\] table is empty: name the table"),
+    (minimal(source={"url": "sqlite:///x.db", "table": "p", "id_column": ""}), r"\[source\] id_column is empty"),
 ])
 def test_invalid_configuration_is_refused_with_what_to_fix(data, message):
     with pytest.raises(ConfigError, match=message):

@@ -152,6 +152,15 @@ def test_a_missing_column_is_named_with_the_columns_the_table_has(petition_url):
         SqlSource(config)
 
 
+@pytest.mark.parametrize("table", ["pe`tition", "petition ", "p" * 65])
+def test_a_table_name_mysql_has_no_table_for_or_refuses_is_a_configuration_error(mysql_petition_url, tmp_path, table):
+    (tmp_path / "c.toml").write_text(f'[source]\nurl = "{mysql_petition_url}"\ntable = "{table}"\n'
+                                     f'[fields]\ncontent = "long"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["config", "--check", "--config", str(tmp_path / "c.toml")])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"[source] table {table!r}" in result.stderr and "check the table name" in result.stderr
+
+
 def unreachable_url():
     return f"mysql+pymysql://dedup:s3cret@127.0.0.1:{free_port()}/petitions?charset=utf8mb4"
 

@@ -162,6 +162,10 @@ class SqlSource:
             raise ConfigError(f"[source] table {src.table!r} does not exist in "
                               f"{mask_url(src.url)}; check the table name") from None
         except sa.exc.SQLAlchemyError as e:
+            if _name_refused(e):
+                raise ConfigError(f"[source] table {src.table!r} is not a name {mask_url(src.url)} accepts "
+                                  f"({_reason(e)}); check the table name: at most 64 characters, not ending "
+                                  f"with a space") from None
             raise SourceError(f"cannot read the schema of {mask_url(src.url)}: {_reason(e)}") from None
         wanted = [src.id_column] + [f.name for f in self.config.fields]
         missing = [c for c in wanted if c not in table.c]
@@ -259,6 +263,15 @@ def _host(url: str) -> str:
 def _is_legacy(field: Field, column: sa.Column) -> bool:
     """A text column whose bytes are in another encoding than UTF-8."""
     return codecs.lookup(field.encoding).name != "utf-8" and isinstance(column.type, sa.String)
+
+
+NAME_REFUSED = (1059, 1103)  # MySQL's ER_TOO_LONG_IDENT, ER_WRONG_TABLE_NAME
+
+
+def _name_refused(error: sa.exc.SQLAlchemyError) -> bool:
+    """Whether the server refused a name itself (too long, ending with a space), not a query."""
+    args = getattr(getattr(error, "orig", None), "args", ())
+    return bool(args) and args[0] in NAME_REFUSED
 
 
 def _reason(error: sa.exc.SQLAlchemyError) -> str:
