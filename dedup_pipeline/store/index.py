@@ -301,10 +301,10 @@ class MongoStore:
         (`since`). Whoever filed or removed a row, the batch sees what the store holds."""
         with _errors(self.where):
             self._follow(now=True)
-            manifest = dict(self._manifest(self.generation))
-            since = self.since(table, manifest)
-            manifest.update(since.rows)
-            return Held(manifest, since.removed)
+            held = dict(self._manifest(self.generation))
+            since = self.since(table, held)
+            held.update(since.rows)
+            return Held(held, since.removed)
 
     def since(self, table: str, manifest: Mapping[Any, str] | None = None) -> Held:
         """The rows of `table` whose documents may differ from the live manifest, with the
@@ -313,6 +313,7 @@ class MongoStore:
         `manifest` aside), rows removed (the `removed` log, whose entries read are returned
         for `clear_removed`), and rows filed since by `watch`, `add` or a replay (`fresh`)."""
         with _errors(self.where):
+            self._follow(now=True)  # which run is building: the others were killed
             rows: dict[Any, str] = {}
             for run in self.db[results.RUNS].find({"state": "building", "_id": {"$ne": self.building}}):
                 rows.update((row, CHANGED) for row, content in self._manifest(run["_id"])
@@ -387,8 +388,9 @@ class MongoStore:
         """Remove the rows a batch found gone from the table, `held` as `stored` gave them:
         those it read in a log (CHANGED) need no new entry, and keep theirs until
         `clear_removed`. Returns how many were filed."""
+        logged = [row for row in gone if held.get(row) == CHANGED]
         listed = [row for row in gone if held.get(row) != CHANGED]
-        return self.remove(table, listed) + self.remove(table, [r for r in gone if held.get(r) == CHANGED], trace=False)
+        return self.remove(table, listed) + self.remove(table, logged, trace=False)
 
     def clear_removed(self, entries: Sequence[tuple[str, int]]) -> None:
         """Forget the `removed` entries a batch read (`since`) once its manifest is live; an
