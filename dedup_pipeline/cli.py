@@ -499,7 +499,7 @@ def _source_row(config: Config, row_id: str, source: Any = None) -> dict:
 
         with SqlSource(config) as source:
             return _source_row(config, row_id, source)
-    row = source.row_written(row_id)
+    row = source.row_by_written_id(row_id)
     if row is None:
         raise CliError(f"no row with {config.source.id_column} = {row_id} in {config.source.table!r}")
     return row

@@ -60,7 +60,6 @@ def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config]
         yield mapped
 
 
-
 # What multiprocessing's resource tracker says, cleaning up the pool's semaphores after its
 # parent was killed; a -W option of this process, which the tracker (started with the first
 # pool) takes over.

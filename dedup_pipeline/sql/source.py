@@ -91,7 +91,7 @@ class SqlSource:
         found = self.rows_by_id([row_id])
         return found[0] if found else None
 
-    def row_written(self, text: str) -> dict[str, Any] | None:
+    def row_by_written_id(self, text: str) -> dict[str, Any] | None:
         """One row by an id written as text (the command line's): the row whose id is that
         text or, in a column not of a text type, that whole number (an untyped SQLite
         column holds 1 and 'a2' side by side, and 1 is not '1' there); the number first."""
