@@ -40,7 +40,8 @@ def table_rows():
     return [{"id": i + 1, "content": t} for i, t in enumerate(texts)]
 
 
-def make_project(folder, rows):
+def make_project(folder, rows, chunk_size=1000, processes=1):
+    """A folder with `petition(id, content)` of these rows in SQLite, and its dedup.toml."""
     url = f"sqlite:///{folder / 'p.sqlite'}"
     engine = sa.create_engine(url)
     meta = sa.MetaData()
@@ -50,7 +51,7 @@ def make_project(folder, rows):
         conn.execute(table.insert(), rows)
     (folder / "dedup.toml").write_text(
         f'[source]\nurl = "{url}"\ntable = "petition"\n[fields]\ncontent = "long"\n'
-        f'[batch]\nchunk_size = 1000\nprocesses = 1\n', encoding="utf-8")
+        f'[batch]\nchunk_size = {chunk_size}\nprocesses = {processes}\n', encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
-import sqlalchemy as sa
 
 from benchmarks.data import documents
+from tests.test_batch_interrupt import make_project
 
 pytestmark = pytest.mark.servers  # processes of their own
 
@@ -21,16 +21,8 @@ ROWS = 12_000
 def project(tmp_path_factory):
     """A folder with a table of ROWS texts and dedup.toml: 2 worker processes, small chunks."""
     folder = tmp_path_factory.mktemp("parallel")
-    url = f"sqlite:///{folder / 'p.sqlite'}"
-    engine = sa.create_engine(url)
-    meta = sa.MetaData()
-    table = sa.Table("petition", meta, sa.Column("id", sa.Integer, primary_key=True), sa.Column("content", sa.Text))
-    meta.create_all(engine)
-    with engine.begin() as conn:
-        conn.execute(table.insert(), [{"id": i + 1, "content": t} for i, t in enumerate(documents(150, ROWS))])
-    engine.dispose()
-    (folder / "dedup.toml").write_text(f'[source]\nurl = "{url}"\ntable = "petition"\n[fields]\ncontent = "long"\n'
-                                       f'[batch]\nchunk_size = 100\nprocesses = 2\n', encoding="utf-8")
+    make_project(folder, [{"id": i + 1, "content": t} for i, t in enumerate(documents(150, ROWS))],
+                 chunk_size=100, processes=2)
     return folder
 
 
