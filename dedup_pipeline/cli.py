@@ -404,17 +404,20 @@ class _IdArguments(click.Command):
 @click.argument("second")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain(config: Config, first: str, second: str, as_json: bool) -> None:
-    """Why two rows of the configured table are (or are not) similar: the score or
-    distance, the fields that agree, what differs, and the weights.
+    """Why two rows of the configured table are (or are not) similar: the decision over
+    them and the stored rows around them, the fields that agree, what differs, and the weights.
 
     Example: dedup-pipeline explain 1042 1187
     """
     from .core.explain import explain_pair, render
+    from .jobs.incremental import open_incremental
     from .sql.source import SqlSource
 
     with SqlSource(config) as source:
         a, b = (_source_row(config, row_id, source) for row_id in (first, second))
-    explained = explain_pair(config, a, b)
+    with open_incremental(config) as index:
+        around = index.decide({row[config.source.id_column]: index.probe(row) for row in (a, b)}).seen
+    explained = explain_pair(config, a, b, around)
     ids = (a[config.source.id_column], b[config.source.id_column])
     if as_json:
         click.echo(json.dumps({"a": ids[0], "b": ids[1], **explained}, ensure_ascii=False, default=str))

@@ -1,7 +1,7 @@
 """A pair with similar text and no evidence of its own is linked by a third row that
 matches one of them by submitter and the other as written, and by nothing else."""
 
-from dedup_pipeline.core.corroboration import SUBMITTER, WRITTEN, corroborated, corroborates
+from dedup_pipeline.core.decision import SUBMITTER, WRITTEN, corroborated, corroborates
 
 
 def test_a_submitter_match_and_an_as_written_match_link_their_rows():

@@ -13,7 +13,8 @@ from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.jobs.matches import MemoryMatches, apply
 from dedup_pipeline.core.pairs import originals
 from dedup_pipeline.core.schemes import scheme_of
-from dedup_pipeline.core.shingles import SketchTable, candidates, through_a_third
+from dedup_pipeline.core.decision import confirm, through_a_third
+from dedup_pipeline.core.shingles import SketchTable, candidates
 from dedup_pipeline.store.index import MemoryStore
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
@@ -35,6 +36,20 @@ def batch_pairs(table: dict) -> set:
     return found | {(b, a) for a, b in found}
 
 
+def batch_relations(table: dict) -> set:
+    """Every (row, other) a batch over these rows relates, copies with each other too."""
+    ids = sorted(table)
+    scheme = scheme_of(CONFIG)
+    i, j, _ = scheme.similar(scheme.probes([table[r] for r in ids])).every_pair()
+    found = {(ids[a], ids[b]) for a, b in zip(i.tolist(), j.tolist())}
+    return found | {(b, a) for a, b in found}
+
+
+def checked(index: Incremental, table: dict) -> set:
+    """Every (row, other) that `check --mode all` of each row of the table lists."""
+    return {(r, m.row) for r in table for m in index.check(table[r], "all", exclude=r)}
+
+
 @cache
 def linked_through_a_third() -> list[dict]:
     """Rows of a labelled set that share no key but that a batch compares, both paired with
@@ -44,7 +59,7 @@ def linked_through_a_third() -> list[dict]:
     table = SketchTable.of(scheme.probes(rows))
     original = originals(table.identity)
     near = candidates(table.keys, original)
-    i, j, _, evidence = scheme.shingles.confirm(table, *near)
+    i, j, _, evidence = confirm(scheme.shingles, table, *near)
     i, j = i[evidence > 0], j[evidence > 0]
     ends = set(np.concatenate(through_a_third(i, j, original, *near)).tolist())
     pool = ends | {x for a, b in zip(i.tolist(), j.tolist()) if {a, b} & ends for x in (a, b)}
@@ -78,17 +93,18 @@ def apply_all(batches, table, index, matches, pool=ROWS):
 @given(start=st.lists(st.integers(0, POOL - 1), min_size=0, max_size=60), batches=changes)
 @example(start=[], batches=[[(3, 0), (4, 0)], [(1, 0), (2, 0)]])  # two copies, then two earlier rows of their text
 @example(start=[0, 0, 0], batches=[[(1, None), (4, 0)]])  # the first of three copies goes as a fourth comes
-def test_changes_applied_one_batch_at_a_time_give_the_pairs_of_a_batch(start, batches):
+def test_changes_applied_one_batch_at_a_time_give_the_pairs_of_a_batch_and_check_lists_them(start, batches):
     index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
     table = {n + 1: row(n + 1, t) for n, t in enumerate(start)}
     apply(index, matches, dict(table), [])
     apply_all(batches, table, index, matches)
     assert set(matches.held) == batch_pairs(table)
+    assert checked(index, table) == batch_relations(table)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(start=st.lists(st.integers(0, 39), min_size=0, max_size=40), batches=changes_of(40))
-def test_pairs_linked_through_a_third_row_follow_changes_as_a_batch_links_them(start, batches):
+def test_pairs_linked_through_a_third_row_follow_changes_as_a_batch_links_them_and_check_lists_them(start, batches):
     pool = linked_through_a_third()
     pool = [pool[n % len(pool)] for n in range(40)]  # the strategy's range, whatever the pool's size
     index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
@@ -96,6 +112,7 @@ def test_pairs_linked_through_a_third_row_follow_changes_as_a_batch_links_them(s
     apply(index, matches, dict(table), [])
     apply_all(batches, table, index, matches, pool)
     assert set(matches.held) == batch_pairs(table)
+    assert checked(index, table) == batch_relations(table)
 
 
 def test_the_quality_sets_rows_filed_then_deleted_and_edited_give_the_pairs_of_a_batch():

@@ -156,7 +156,7 @@ def test_the_table_written_to_sqlite_reads_back(tmp_path, small):
 
 
 def test_the_default_rule_compared_pair_by_pair_is_the_schemes_as_written_evidence(small):
-    from dedup_pipeline.core.corroboration import WRITTEN
+    from dedup_pipeline.core.decision import WRITTEN
     from dedup_pipeline.core.schemes import scheme_of
 
     pairs = options.pairs_of(small.rows, small.true_pairs)

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from benchmarks.data import documents
+from dedup_pipeline.core import decision
 from dedup_pipeline.core.features import Field
-from dedup_pipeline.core.corroboration import corroborated, neighbours
-from dedup_pipeline.core.shingles import (Differences, ShingleScheme, Sets, candidates, differences, filed_day,
+from dedup_pipeline.core.decision import corroborated, neighbours
+from dedup_pipeline.core.shingles import (Differences, ShingleScheme, Sets, SketchTable, candidates, differences, filed_day,
                                          overlap, overlap_pairs, shingle_hashes)
 
 FIELDS = [Field("name", "short"), Field("content", "long")]
@@ -22,8 +23,22 @@ def sketch(content, name="张三", scheme=SCHEME, filed=None):
     return scheme.sketch({"name": name, "content": content, "filed": filed}, FIELDS)
 
 
+def score(rule, a, b):
+    """A pair's similarity when it is similar on its own evidence, else None."""
+    similarity, evidence = decision.relate(rule, a, b)
+    return similarity if evidence else None
+
+
+def similar_of(rule, sketches):
+    return decision.decide(rule, SketchTable.of(sketches)).similar
+
+
+def pairs(rule, sketches):
+    return similar_of(rule, sketches).every_pair()
+
+
 def similar(a, b, scheme=SCHEME):
-    return scheme.score(a, b) is not None
+    return score(scheme, a, b) is not None
 
 
 def test_shingles_are_sorted_distinct_32_bit_hashes():
@@ -200,13 +215,13 @@ def test_a_form_letter_for_another_place_and_company_from_another_person_is_not_
               "{c}物业公司至今拒不整改，请{p}有关部门依法查处，维护业主的合法权益。")
     a = sketch(letter.format(p="朝阳区", c="华远"))
     b = sketch(letter.format(p="海淀区", c="金茂"), name="李四")
-    assert SCHEME.score(a, b) is None and similar(a, sketch(letter.format(p="海淀区", c="金茂")))
+    assert score(SCHEME, a, b) is None and similar(a, sketch(letter.format(p="海淀区", c="金茂")))
 
 
 def test_a_form_letter_for_another_amount_from_another_person_is_not_similar():
     letter = "本人于{y}年在本小区购房，物业公司每年多收取{m}元公摊费用，{y}年至今累计{m}元。" * 2
     a, b = sketch(letter.format(y=2019, m=1200)), sketch(letter.format(y=2021, m=3400), name="李四")
-    assert SCHEME.score(a, b) is None and similar(a, sketch(letter.format(y=2021, m=3400)))
+    assert score(SCHEME, a, b) is None and similar(a, sketch(letter.format(y=2021, m=3400)))
 
 
 def test_a_blank_text_is_similar_to_nothing():
@@ -226,10 +241,10 @@ def test_pairs_are_the_candidates_that_score(scheme):
     texts = documents(120, 40)
     rows = [t if n % 3 else "再次反映" + texts[n - 1] for n, t in enumerate(texts)]
     sketches = [sketch(t, scheme=scheme) for t in rows]
-    i, j, d = scheme.pairs(sketches)
-    want = {(a, b): round(1 - scheme.score(sketches[a], sketches[b]), 4)
+    i, j, d = pairs(scheme, sketches)
+    want = {(a, b): round(1 - score(scheme, sketches[a], sketches[b]), 4)
             for a, b in zip(*candidates(Sets.of([s.keys for s in sketches])))
-            if scheme.score(sketches[a], sketches[b]) is not None}
+            if score(scheme, sketches[a], sketches[b]) is not None}
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and want
 
 
@@ -237,14 +252,14 @@ def one_by_one(scheme, sketches):
     """{(i, j): distance} of every pair, each related on its own: the rows sharing a key, and
     those both paired with a third row by a key and evidence; a pair when it has evidence
     or a third row links it (corroboration.py): what `pairs` must give, copies or not."""
-    related = {(a, b): scheme.relate(sketches[a], sketches[b])
+    related = {(a, b): decision.relate(scheme, sketches[a], sketches[b])
                for a, b in zip(*(x.tolist() for x in candidates(Sets.of([s.keys for s in sketches]))))}
     edges = {pair: evidence for pair, (score, evidence) in related.items() if score is not None and evidence}
     if scheme.corroborate:
         for middle, around in neighbours(edges).items():
             for a, b in itertools.combinations(sorted(around), 2):
                 if (a, b) not in related:
-                    related[a, b] = scheme.relate(sketches[a], sketches[b])
+                    related[a, b] = decision.relate(scheme, sketches[a], sketches[b])
     weak = [pair for pair, (score, evidence) in related.items() if score is not None and not evidence]
     linked = corroborated(edges, weak) if scheme.corroborate else []
     return {pair: round(1 - related[pair][0], 4) for pair, (score, evidence) in related.items()
@@ -257,7 +272,7 @@ def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are
     scheme = ShingleScheme(submitter=("phone", "address"))
     fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]
     sketches = scheme.sketch_many(generate(2_000, 2015).rows, fields)
-    i, j, d = scheme.pairs(sketches)
+    i, j, d = pairs(scheme, sketches)
     want = one_by_one(scheme, sketches)
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == want and len(want) > 500
 
@@ -280,7 +295,7 @@ def collective_petition(copies):
 
 def test_the_copies_of_a_collective_petition_give_the_pairs_of_comparing_them_one_by_one():
     sketches = collective_petition(60)
-    found = SCHEME.similar(sketches)
+    found = similar_of(SCHEME, sketches)
     i, j, d = found.every_pair()
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == one_by_one(SCHEME, sketches)
     assert (found.original[:60] == 0).all() and (found.original[60:] == np.arange(60, 63)).all()
@@ -292,14 +307,14 @@ def test_a_copy_filed_later_is_linked_through_an_earlier_copy_of_its_submitter()
     slip = SHORT.replace("清运", "请运")
     rows = [(SHORT, "张三", "2025-01-01"), (slip, "李四", "2025-01-11"), (slip, "李四", "2025-02-02")]
     sketches = [sketch(text, name, FILED, day) for text, name, day in rows]
-    assert FILED.relate(sketches[0], sketches[2])[1] == 0
-    i, j, d = FILED.similar(sketches).every_pair()
+    assert decision.relate(FILED, sketches[0], sketches[2])[1] == 0
+    i, j, d = similar_of(FILED, sketches).every_pair()
     assert dict(zip(zip(i.tolist(), j.tolist()), d.tolist())) == one_by_one(FILED, sketches)
     assert (0, 2) in set(zip(i.tolist(), j.tolist()))
 
 
 def test_the_copies_of_a_collective_petition_are_not_listed_pair_by_pair():
-    found = SCHEME.similar(collective_petition(3000))
+    found = similar_of(SCHEME, collective_petition(3000))
     i, j, _ = found.pairs
     assert not np.any((i < 3000) & (j < 3000))  # copies are implied by `original`
     assert len(i) <= 2 * 3000 + 1  # each copy with each edit at most, not 3000² / 2

@@ -27,7 +27,7 @@ from dedup_pipeline.sql import migrate
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import parse_config
-from dedup_pipeline.core.corroboration import corroborates
+from dedup_pipeline.core.decision import corroborates
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.sql.source import SqlSource

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
+from .decision import SUBMITTER, WRITTEN, copied
 from .features import value_text
 from .schemes import block_scheme, featurizer, scheme_of, shingle_scheme
 from .shingles import ALIGNED_CHARS, changes, differences, long_text, overlap, same_submitter
@@ -24,20 +25,34 @@ DIFF_CHARS = 5_000  # characters of each text diffed for display
 PRINTED_CHARS = 200  # characters of a value or a differing piece printed as text
 
 
-def explain_pair(config: Config, a: Row, b: Row) -> dict[str, Any]:
-    """Everything that decides the pair, as plain data (for text or JSON output)."""
+def explain_pair(config: Config, a: Row, b: Row, around: Mapping[Any, Any] | None = None) -> dict[str, Any]:
+    """Everything that decides the pair, as plain data (for text or JSON output): the verdict
+    and reasons of the decision (decision.py) over the two rows and the stored rows `around`
+    them ({row id: probe}, as `Incremental.decide` reads them), and what it measured."""
     scheme = scheme_of(config)
     pa, pb = scheme.probes([a, b])
+    ids = [a.get(config.source.id_column, "a"), b.get(config.source.id_column, "b")]
+    ids += [row for row in (around or {}) if row not in ids]
+    decided = scheme.decide([pa, pb, *(around[row] for row in ids[2:])], np.arange(len(ids)) < 2)
+    at = decided.of(0, 1)
+    copies = bool(decided.original[0] == decided.original[1])
     shared_keys = set(scheme.keys(pa)) & set(scheme.keys(pb))
     distance, evidence = scheme.relate(pa, pb)
-    out = {"scheme": config.scheme.name, "distance": distance if evidence else None,
-           "shares_a_key": bool(shared_keys), "fields": _fields(config, a, b),
+    out = {"scheme": config.scheme.name, "similar": at is not None or copies, "copies": copies,
+           "distance": float(decided.pairs[2][at]) if at is not None else distance if copies else None,
+           "evidence": _evidence(int(decided.evidence[at]) if at is not None else evidence),
+           # the third row that links a pair without evidence of its own
+           "linked_by": ids[int(decided.via[at])] if at is not None and decided.via[at] >= 0 else None,
+           "shares_a_key": bool(shared_keys), "rows_around": len(ids) - 2, "fields": _fields(config, a, b),
            # similar text without evidence of its own: a pair only if a third row links it
            "needs_a_link": distance is not None and not evidence and scheme.links,
            # no key shared: compared only when a third row is paired with both
            "needs_a_third": distance is not None and not shared_keys and scheme.links}
-    out["similar"] = out["distance"] is not None and out["shares_a_key"]
     return out | (_shingles(config, a, b, pa, pb) if config.shingles else _fingerprints(config, a, b, pa, pb))
+
+
+def _evidence(bits: int) -> list[str]:
+    return [name for bit, name in ((SUBMITTER, "the same submitter"), (WRITTEN, "the same as written")) if bits & bit]
 
 
 def _fields(config: Config, a: Row, b: Row) -> list[dict[str, Any]]:
@@ -60,7 +75,7 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
             "verbatim_jaccard": round(written_jaccard, 4), "verbatim_containment": round(written_contained, 4),
             # aligned: where the texts differ, what a copy may change (None: too long to align)
             "aligned": differences(ta, tb)._asdict() if aligned else None,
-            "copied": s.copied(ta, tb, pa.filed, pb.filed),
+            "copied": copied(s, ta, tb, pa.filed, pb.filed),
             "filed": {"a": _day(pa.filed), "b": _day(pb.filed), "field": s.filed or None},
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
             "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,
@@ -106,8 +121,14 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
     a, b = ids
     e = explained
     verdict = ("similar" if e["similar"] else "similar when a third row links them"
-               if e["needs_a_third"] and e["distance"] is not None else "not similar")
-    lines = [f"rows {a} and {b}: {verdict} (scheme {e['scheme']}, distance {e['distance']})"]
+               if e["needs_a_third"] or e["needs_a_link"] else "not similar")
+    lines = [f"rows {a} and {b}: {verdict} (scheme {e['scheme']}, distance {e['distance']})",
+             f"  decided over them and {e['rows_around']:,} stored row(s) around them: "
+             + ("copies, the same text" if e["copies"] else ", ".join(e["evidence"]) or "no evidence of their own")
+             + (f"; linked by row {e['linked_by']}, which matches one by submitter and the other as written"
+                if e["linked_by"] is not None else "")
+             + ("; compared because a third row is paired with both" if e["similar"] and not e["shares_a_key"]
+                and not e["copies"] else "")]
     if e["scheme"] == "shingles":
         t = e["thresholds"]
         lines.append(f"  jaccard {e['jaccard']} (numbers folded; similar from {t['jaccard']}), containment "

@@ -6,9 +6,8 @@ candidate is confirmed, and every similar pair of many rows. Pure: no I/O.
 - `Shingles`: character shingles of the text, confirmed by exact similarity (the default,
   chosen by benchmarks/quality: it finds the re-submissions SimHash misses).
 
-`relate` is a pair's distance with the evidence it carries (corroboration.py): a pair
-whose text is near but that has no evidence of its own is kept only when a third row links
-it. A distance is Hamming bits for fingerprints and 1 − similarity for shingles: smaller is
+`decide` decides the pairs of many rows (decision.py), all of a table or those of some rows
+of it; `relate` is its smallest case, a pair's distance with the evidence it carries. A distance is Hamming bits for fingerprints and 1 − similarity for shingles: smaller is
 nearer in both, so matches sort and store the same way.
 """
 
@@ -20,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from .blocks import BlockScheme
-from .corroboration import SUBMITTER, WRITTEN
+from . import decision
+from .decision import SUBMITTER, WRITTEN, Decided
 from .features import Featurizer
 from .tokenize import cutter
 from .weighting import Weighting
@@ -47,6 +47,7 @@ class Scheme(Protocol):
     def distance(self, a: Any, b: Any) -> float | None: ...
     def relate(self, a: Any, b: Any) -> tuple[float | None, int]: ...
     def identity(self, probe: Any) -> int: ...
+    def decide(self, probes: Sequence, focus: np.ndarray | None = None) -> Decided: ...
     def similar(self, probes: Sequence) -> Similar: ...
     def pairs(self, probes: Sequence) -> Pairs: ...
 
@@ -113,8 +114,19 @@ class Fingerprints:
         means none."""
         return probe + 1
 
+    def decide(self, probes: Sequence[int], focus: np.ndarray | None = None) -> Decided:
+        """Every pair within k bits (those of a focus row, given `focus`: the rows sharing a
+        key with it are its centre)."""
+        found = similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks)
+        i, j, d = found.pairs
+        if focus is not None:
+            keep = focus[i] | focus[j]
+            i, j, d = i[keep], j[keep], d[keep]
+        return Decided((i, j, d), found.original, np.full(len(i), SUBMITTER | WRITTEN), np.ones(len(i), bool),
+                       np.full(len(i), -1, np.int64), np.ones(len(found.original), bool) if focus is None else focus)
+
     def similar(self, probes: Sequence[int]) -> Similar:
-        return similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks)
+        return self.decide(probes).similar
 
     def pairs(self, probes: Sequence[int]) -> Pairs:
         return self.similar(probes).every_pair()
@@ -150,14 +162,21 @@ class Shingles:
         return distance if evidence else None
 
     def relate(self, a: Sketch, b: Sketch) -> tuple[float | None, int]:
-        score, evidence = self.shingles.relate(a, b)
+        score, evidence = decision.relate(self.shingles, a, b)
         return None if score is None else round(1 - score, 4), evidence
 
     def identity(self, probe: Sketch) -> int:
         return probe.identity
 
+    def decide(self, probes: Sequence[Sketch] | SketchTable, focus: np.ndarray | None = None) -> Decided:
+        return decision.decide(self.shingles, _table(probes), focus)
+
     def similar(self, probes: Sequence[Sketch] | SketchTable) -> Similar:
-        return self.shingles.similar(probes)
+        return self.decide(probes).similar
 
     def pairs(self, probes: Sequence[Sketch] | SketchTable) -> Pairs:
-        return self.shingles.pairs(probes)
+        return self.similar(probes).every_pair()
+
+
+def _table(probes: Sequence[Sketch] | SketchTable) -> SketchTable:
+    return probes if isinstance(probes, SketchTable) else SketchTable.of(probes)

@@ -25,7 +25,7 @@ value and 14 bands of 4 (benchmarks/quality: fewer bands miss copies the confirm
 accepts; bands of 3 rows let text that recurs across a million rows make 8 times the
 candidates, benchmarks/scale.py).
 
-Confirming (measured in benchmarks/quality): numbers are folded to one digit, so a changed
+Confirming (`decision.confirm`, measured in benchmarks/quality): numbers are folded to one digit, so a changed
 date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
 text lies `containment` inside the larger (a sentence added or removed). A form letter
 filled in for another place or amount is just as similar, so unless the rows share a
@@ -42,7 +42,8 @@ near its source in time: when the table has a filing date (`filed`), the two are
 collective petition's signers, pairs.Similar). Texts the same as written (Jaccard ≥
 `verbatim`, or the smaller `verbatim_containment` inside the larger) need no alignment.
 `min_shingles` bounds the smaller text here too. A pair with similar text and neither kind
-of evidence is kept when a third row links it (`corroborate`, corroboration.py).
+of evidence is kept when a third row links it (`corroborate`). decision.py decides by these
+settings: the rule is written there.
 
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
 so that a million rows hash in seconds; 32 bits of it, and pairs of sets compared all at
@@ -61,9 +62,7 @@ import numpy as np
 from cityhash import CityHash64
 from rapidfuzz.distance import Indel
 
-from .corroboration import SUBMITTER, WRITTEN, corroborated
 from .features import Field, value_text
-from .pairs import Similar, copy_classes as _copy_classes, originals
 from .text import normalize
 
 _DIGITS = re.compile(r"\d+")
@@ -187,164 +186,6 @@ class ShingleScheme:
             for n, i in enumerate(chunk):
                 out[i] = key[:, n] >> np.uint64(2)
         return out
-
-    def relate(self, a: Sketch, b: Sketch) -> tuple[float | None, int]:
-        """The pair's text similarity (Jaccard, numbers folded) when the texts are similar,
-        else None; and the evidence it carries (corroboration.SUBMITTER, WRITTEN bits)."""
-        jaccard, contained = overlap(a.shingles, b.shingles)
-        smaller = min(len(a.shingles), len(b.shingles))
-        if jaccard < self.threshold and (smaller < self.min_shingles or contained < self.containment):
-            return None, 0
-        written = (self.as_written(*overlap(a.verbatim, b.verbatim)) and (a.identity == b.identity or self.near_in_time(
-            a.filed, b.filed))) or self.copied(a.text, b.text, a.filed, b.filed)
-        evidence = (SUBMITTER if same_submitter(a.people, b.people) else 0) | (WRITTEN if written else 0)
-        return max(jaccard, self.threshold), evidence
-
-    def score(self, a: Sketch, b: Sketch) -> float | None:
-        """The pair's similarity when it is similar on its own evidence, else None."""
-        similarity, evidence = self.relate(a, b)
-        return similarity if evidence else None
-
-    def as_written(self, jaccard, contained):
-        """Whether texts are the same as written, from their verbatim Jaccard and containment;
-        scalars or arrays alike, so that `pairs` decides exactly as `score`."""
-        return (jaccard >= self.verbatim) | (contained >= self.verbatim_containment)
-
-    def near_in_time(self, filed_a, filed_b):
-        """Whether rows filed on these days (0: unknown) may be one another's copy: filed within
-        `days`, when filing days are configured; scalars or arrays alike."""
-        return (not self.filed) | ((filed_a > 0) & (filed_b > 0) & (np.abs(filed_a - filed_b) <= self.days))
-
-    def copied(self, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> bool:
-        """Whether one text is the other's copy up to a copy's edits (the module says which),
-        and, when the rows' filing days are configured, filed within `days` of it."""
-        if not self.near_in_time(filed_a, filed_b):
-            return False
-        if min(len(a), len(b)) < self.min_shingles + self.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
-            return False
-        d = differences(a, b)
-        return d.words == 0 and d.slips <= self.edits and d.numbers <= self.numbers
-
-    def similar(self, sketches: Sequence[Sketch] | SketchTable) -> Similar:
-        """Every similar (i, j, 1 − score), i < j, of rows of different texts: rows sharing
-        a key, confirmed as `score` confirms one pair or corroborated through a third row,
-        all candidates at once; rows of one text are copies of the first of them."""
-        table = sketches if isinstance(sketches, SketchTable) else SketchTable.of(sketches)
-        original = originals(table.identity)
-        near = candidates(table.keys, original)
-        i, j, jaccard, evidence = self.confirm(table, *near)
-        if self.corroborate:
-            edges = evidence > 0
-            ki, kj, ke = i[edges], j[edges], evidence[edges]
-            more = self.confirm(table, *through_a_third(ki, kj, original, *near))
-            i, j, jaccard, evidence = (np.concatenate(x) for x in zip((i, j, jaccard, evidence), more))
-        keep = evidence > 0
-        weak = np.flatnonzero(~keep)
-        if self.corroborate and len(weak):
-            keep[weak] = _corroborated((ki, kj, ke), i[weak], j[weak], original, table.people)
-        i, j, jaccard = i[keep], j[keep], jaccard[keep]
-        order = np.lexsort((j, i))
-        return Similar((i[order].astype(np.int64), j[order].astype(np.int64), self.distances(jaccard[order])),
-                       original)
-
-    def pairs(self, sketches: Sequence[Sketch] | SketchTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every similar (i, j, 1 − score), i < j, copies with each other too."""
-        return self.similar(sketches).every_pair()
-
-    def confirm(self, table: SketchTable, i: np.ndarray, j: np.ndarray) -> Confirmed:
-        """The candidates (i, j) whose texts are similar, as `relate` decides one pair: their
-        Jaccard and evidence (0: a pair only if a third row links it). Spark confirms its
-        candidates with this too, a partition at a time."""
-        jaccard, contained = overlap_pairs(table.shingles, i, j)
-        sizes = table.shingles.sizes()
-        smaller = np.minimum(sizes[i], sizes[j])
-        keep = (jaccard >= self.threshold) | ((smaller >= self.min_shingles) & (contained >= self.containment))
-        i, j, jaccard = i[keep], j[keep], jaccard[keep]
-        people = table.people
-        same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
-        filed_i, filed_j = table.filed[i].astype(np.int64), table.filed[j].astype(np.int64)
-        written = self.as_written(*overlap_pairs(table.verbatim, i, j)) & (
-            (table.identity[i] == table.identity[j]) | self.near_in_time(filed_i, filed_j))
-        left = np.flatnonzero(~written)  # aligned one pair at a time: few are left
-        text = table.texts_of(np.concatenate([i[left], j[left]]))
-        for n, a, b in zip(left.tolist(), i[left].tolist(), j[left].tolist()):
-            written[n] = self.copied(text[a], text[b], int(table.filed[a]), int(table.filed[b]))
-        evidence = np.where(same, SUBMITTER, 0) | np.where(written, WRITTEN, 0)
-        return Confirmed(i, j, jaccard, evidence)
-
-    def distances(self, jaccard: np.ndarray) -> np.ndarray:
-        """1 − similarity of confirmed pairs, rounded by Python's round, as `distance` rounds
-        one pair (numpy's can differ in the last place)."""
-        return np.array([round(1 - x, 4) for x in np.maximum(jaccard, self.threshold).tolist()], float)
-
-
-class Confirmed(NamedTuple):
-    """Candidate pairs whose texts are similar (positions), their Jaccard and evidence bits."""
-
-    i: np.ndarray
-    j: np.ndarray
-    jaccard: np.ndarray
-    evidence: np.ndarray
-
-
-def _corroborated(edges: tuple[np.ndarray, np.ndarray, np.ndarray], a: np.ndarray, b: np.ndarray,
-                  original: np.ndarray, people: np.ndarray) -> list[bool]:
-    """Which weak pairs (a[n], b[n]) a third row links through two `edges` (pairs sharing a
-    key, with evidence of their own: i, j, evidence; corroboration.py). A copy of a row is
-    such a third row without being listed (copies never are): it matches the row as written,
-    and its submitter may be the row's. So a weak pair (a, b) is linked by a copy c of b that
-    shares a submitter with a, or that matches a as written and shares b's submitter."""
-    i, j, evidence = edges
-    listed = dict(zip(zip(i.tolist(), j.tolist()), evidence.tolist()))
-    linked = set(corroborated(listed, list(zip(a.tolist(), b.tolist()))))
-    copied = (np.bincount(original, minlength=len(original)) > 1)[original]  # rows with a copy
-    copies_near: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (text of c, a): [(c, evidence of a–c)]
-    for (x, y), e in listed.items():
-        if copied[x]:
-            copies_near.setdefault((int(original[x]), y), []).append((x, e))
-        if copied[y]:
-            copies_near.setdefault((int(original[y]), x), []).append((y, e))
-
-    def through_a_copy(a: int, b: int) -> bool:
-        return any(c != b and (e & SUBMITTER or e & WRITTEN and same_submitter(people[c], people[b]))
-                   for c, e in copies_near.get((int(original[b]), a), ()))
-
-    return [(x, y) in linked or through_a_copy(x, y) or through_a_copy(y, x) for x, y in zip(a.tolist(), b.tolist())]
-
-
-def through_a_third(i: np.ndarray, j: np.ndarray, original: np.ndarray, near_i: np.ndarray,
-                    near_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs (a, b), a < b, of rows of different texts that share no key but are both
-    paired with one third row by a key and evidence of their own (edges i–j): two
-    re-submissions of one petition, each like it, are compared with each other though they
-    share no key (benchmarks/quality: 'indirect' pairs). Rows of one text are such a pair
-    of each other, so a copy of a row's partner is compared with it too. `near_*`: the
-    pairs sharing a key, already compared."""
-    partners: dict[int, list[int]] = {}
-    for x, y in zip(i.tolist(), j.tolist()):
-        partners.setdefault(x, []).append(y)
-        partners.setdefault(y, []).append(x)
-    found: set[tuple[int, int]] = set()
-    members = {int(m[0]): m.tolist() for m in _copy_classes(original)}
-    for middle, around in partners.items():
-        by_text: dict[int, list[int]] = {}
-        for x in around:
-            by_text.setdefault(int(original[x]), []).append(x)
-        texts = list(by_text.values())
-        for n, first in enumerate(texts):  # pairs of the middle's partners, across texts
-            for second in texts[n + 1:]:
-                found.update((min(x, y), max(x, y)) for x in first for y in second)
-        for text, linked in by_text.items():  # the middle with the copies of a partner's text
-            if text in members:
-                others = members[text] if len(linked) > 1 else [m for m in members[text] if m != linked[0]]
-                found.update((min(middle, m), max(middle, m)) for m in others)
-    if not found:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    n = len(original)
-    code = np.array(sorted(a * n + b for a, b in found), np.int64)
-    code = code[~np.isin(code, np.minimum(near_i, near_j) * n + np.maximum(near_i, near_j))]
-    a, b = np.divmod(code, n)
-    return a, b
 
 
 class Sets(NamedTuple):

@@ -10,17 +10,27 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
+import numpy as np
 from cityhash import CityHash64
 
 from ..config import Config
-from .matches import Decided, decided
+from ..core.decision import Decided
 from ..core.features import SEPARATOR, value_text
+from ..core.pairs import copy_classes
 from ..core.schemes import scheme_of
 from ..store.index import BlockStore, Record, batched, open_store
 
 MODES = ("exists", "all")
 _CHUNK = 2000
 RESTORED = 20_000  # restored sketches kept
+
+
+class Looked(NamedTuple):
+    """A decision over stored rows: {(row, other): distance} of its pairs, and the probe of
+    every row it looked at."""
+
+    pairs: dict[tuple, Any]
+    seen: dict[Any, Any]
 
 
 class Match(NamedTuple):
@@ -71,9 +81,9 @@ class Incremental:
 
     def similar_many(self, probes: Mapping[Any, Any]) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
-        lookup for all of them (see `pairs_many`)."""
+        decision for all of them (see `decide`)."""
         found: dict[Any, list[Match]] = {row: [] for row in probes}
-        for (a, b), distance in self.pairs_many(probes).items():
+        for (a, b), distance in self.decide(probes).pairs.items():
             if a in found:
                 found[a].append(Match(b, distance))
             if b in found:
@@ -81,19 +91,30 @@ class Incremental:
         return {row: sorted(near, key=lambda m: (m.distance, str(m.row))) for row, near in found.items()}
 
     def pairs_many(self, probes: Mapping[Any, Any]) -> dict[tuple, Any]:
-        """{(row, other): distance} of the pairs these probes make with stored rows and with
-        each other (once each), and of the stored pairs they corroborate (corroboration.py),
-        with one lookup."""
-        return self.pairs_seen(probes).pairs
+        """{(row, other): distance} of the pairs these probes make (see `decide`)."""
+        return self.decide(probes).pairs
 
-    def pairs_seen(self, probes: Mapping[Any, Any]) -> Decided:
-        """`pairs_many`, with the probes of every row it looked at, stored or given, and the
-        pairs among them that share a key and carry evidence (matches.decided)."""
+    def decide(self, probes: Mapping[Any, Any]) -> Looked:
+        """The batch's pairs of these rows (`probes`: what they are now) with the stored rows
+        and each other, their copies included, and of the rows around them (decision.py):
+        decided over the stored rows sharing a key with the centre of the decision, read
+        until the centre holds no row not read."""
+        if not probes:
+            return Looked({}, {})
+        seen = dict(probes)
         keys = {row: set(self.scheme.keys(p)) for row, p in probes.items()}
-        held = self.store.lookup(self.table, keys)
-        keys.update((row, set(r.keys)) for row, r in held.items())
-        stored = {**{row: self._restore(r) for row, r in held.items()}, **probes}
-        return decided(self.scheme, probes, stored, keys)
+        looked: set = set()
+        wanted = set(probes)
+        while wanted - looked:
+            ask = sorted(wanted - looked, key=str)
+            for row, record in self.store.lookup(self.table, {row: keys[row] for row in ask}).items():
+                if row not in seen:
+                    seen[row], keys[row] = self._restore(record), set(record.keys)
+            looked.update(ask)
+            ids = list(seen)
+            decided = self.scheme.decide([seen[row] for row in ids], np.array([row in probes for row in ids], bool))
+            wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
+        return Looked(_pairs_of(decided, ids, probes), seen)
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""
@@ -146,6 +167,21 @@ class Incremental:
 
     def _as_row(self, row: Mapping[str, Any] | str) -> Mapping[str, Any]:
         return {self.text_field: row} if isinstance(row, str) else row
+
+
+def _pairs_of(decided: Decided, ids: list, probes: Mapping[Any, Any]) -> dict[tuple, Any]:
+    """{(row, other): distance} of the pairs decided, and of each probe with its copies (at
+    distance 0, as the batch stores them, pairs.Similar)."""
+    i, j, d = decided.pairs
+    out = {(ids[a], ids[b]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
+    zero = d.dtype.type(0).item()
+    for members in copy_classes(decided.original):
+        rows = [ids[m] for m in members.tolist()]
+        for row in (r for r in rows if r in probes):
+            for other in rows:
+                if other != row and (other, row) not in out:
+                    out[row, other] = zero
+    return out
 
 
 def content_hash(row: Mapping[str, Any], fields: Iterable, settings: str = "") -> str:

@@ -2,9 +2,8 @@
 changed or removed row decides and un-decides, over the block index and a table of
 matches (`dedup_match`, or `MemoryMatches` for tests without servers).
 
-`decided` is the incremental form of the batch's rule (the scheme's `similar`, all rows
-at once): the pairs some rows make with the rows sharing a key with them, each related by
-the scheme, and those a third row links (corroboration.py).
+What is a pair is decided as the batch decides it (decision.py, through
+`Incremental.decide`): this module keeps what is stored in step with it.
 
 `apply` files the rows that are there, removes those that are gone, and leaves the matches
 as a batch over the table would store them (pairs.Similar.linked): every pair both ways,
@@ -16,15 +15,12 @@ of changes applied this way gives the batch's pairs, is tests/test_matches.py's 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
 from .. import killpoints
-from ..core.corroboration import corroborated, corroborates, neighbours
 
 if TYPE_CHECKING:
     from .incremental import Incremental
-    from ..core.schemes import Scheme
 
 Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
 
@@ -70,118 +66,6 @@ class MemoryMatches:
             self.held.pop((b, a), None)
 
 
-class Decided(NamedTuple):
-    """What a lookup decided: {(row, other): distance} of its pairs; the probes of every row
-    it looked at (`seen`) and their keys; and the pairs among them that share a key and
-    carry evidence of their own (`edges`, with it: what links two rows through a third)."""
-
-    pairs: dict[tuple, Any]
-    seen: dict[Any, Any]
-    keys: dict[Any, set]
-    edges: dict[tuple, int]
-
-
-def decided(scheme: Scheme, probes: Mapping[Any, Any], stored: Mapping[Any, Any],
-            keys: Mapping[Any, set]) -> Decided:
-    """The pairs the `probes` make with the rows sharing a key with them (`stored`: every
-    row's probe, `keys`: its keys) and with each other (once each), and the stored pairs
-    they corroborate."""
-    under: dict[int, set] = {}
-    for row, row_keys in keys.items():
-        for key in row_keys:
-            under.setdefault(key, set()).add(row)
-    near: dict[tuple, tuple[Any, int]] = {}
-    for row, p in probes.items():
-        for other in set().union(*(under[key] for key in keys[row])) - {row}:
-            if (other, row) not in near:
-                near[(row, other)] = scheme.relate(p, stored[other])
-    if scheme.links:
-        near.update(_around(scheme, probes, near, stored, keys))
-    edges = {pair: evidence for pair, (d, evidence) in near.items() if d is not None and evidence}
-    weak = [pair for pair, (d, evidence) in near.items() if d is not None and not evidence]
-    keep = set(edges) | set(corroborated(edges, weak))
-    return Decided({pair: near[pair][0] for pair in keep if pair[0] in probes or pair[1] in probes
-                    or not near[pair][1]}, dict(stored), dict(keys), edges)
-
-
-def through_a_third(index: Incremental, matches: Matches, probes: Mapping[Any, Any], looked: Decided,
-                    unlinked: Iterable = ()) -> dict[tuple, Any]:
-    """{(row, other): distance} of the pairs of rows that share no key but are both paired
-    with a third row by a key and evidence of their own, a probe among the three: the
-    batch's shingles.through_a_third. Reads the stored pairs of the probes' partners, and
-    the copies of their texts (pairs.Similar links copies to the first of them only; those
-    `unlinked` from a first row of the batch are not linked yet)."""
-    scheme, seen, keys = index.scheme, looked.seen, looked.keys
-    edges = dict(looked.edges)
-    near = neighbours(edges)
-    middles = {o for r in probes for o in near.get(r, ()) if o not in probes}
-    around = _stored_partners(index, matches, middles, seen, keys, set(unlinked) - probes.keys())
-    for c, partners in around.items():
-        for x in partners - {c} - probes.keys():
-            if keys[c] & keys[x] and (x, c) not in edges and (c, x) not in edges:
-                evidence = scheme.relate(seen[c], seen[x])[1]
-                if evidence:
-                    edges[c, x] = evidence
-    near = neighbours(edges)
-    wanted: set[tuple] = set()
-    for r in probes:
-        mine = list(near.get(r, ()))
-        wanted.update((r, x) for c in mine for x in near.get(c, ()) if x != r)
-        wanted.update((u, v) for n, u in enumerate(mine) for v in mine[n + 1:])
-    text = {row: scheme.identity(seen[row]) for pair in wanted for row in pair}
-    related = {}
-    for a, b in wanted:
-        if (b, a) not in related and not keys[a] & keys[b] and not (text[a] and text[a] == text[b]):
-            related[a, b] = scheme.relate(seen[a], seen[b])
-    weak = [pair for pair, (d, evidence) in related.items() if d is not None and not evidence]
-    keep = {pair for pair, (d, evidence) in related.items() if d is not None and evidence}
-    return {pair: related[pair][0] for pair in keep | set(corroborated(edges, weak))}
-
-
-def _stored_partners(index: Incremental, matches: Matches, rows: set, seen: dict[Any, Any],
-                     keys: dict[Any, set], unlinked: set = frozenset()) -> dict[Any, set]:
-    """{row: the rows it is stored paired with, and every row of its text (copies `unlinked`
-    too)}, each row's probe and keys added to `seen` and `keys`."""
-    if not rows:
-        return {}
-    held = matches.partners(sorted(rows, key=str))
-    _look(index, seen, keys, set().union(rows, unlinked, *held.values()))
-    identity = index.scheme.identity
-    first = {r: min({r} | {f for f in held.get(r, ()) if f in seen and identity(seen[f]) == identity(seen[r])})
-             for r in rows & seen.keys()}
-    # a first row is stored paired with all its copies; a later copy with the first only
-    copies = matches.partners(sorted({f for r, f in first.items() if f != r}, key=str), distance=0)
-    _look(index, seen, keys, set().union(*copies.values()) if copies else set())
-    by_text: dict[int, set] = {}
-    for row, p in seen.items():
-        if identity(p):
-            by_text.setdefault(identity(p), set()).add(row)
-    return {r: (held.get(r, set()) | copies.get(f, set()) | by_text.get(identity(seen[r]), set())) & seen.keys()
-            for r, f in first.items()}
-
-
-def _look(index: Incremental, seen: dict[Any, Any], keys: dict[Any, set], rows: set) -> None:
-    """Add the probes and keys of these rows, as the index holds them, to `seen` and `keys`."""
-    now = index.current(rows - seen.keys()) if rows - seen.keys() else {}
-    seen.update(now)
-    keys.update((row, set(index.scheme.keys(p))) for row, p in now.items())
-
-
-def _around(scheme: Scheme, probes: Mapping[Any, Any], near: Mapping[tuple, tuple[Any, int]],
-            stored: Mapping[Any, Any], keys: Mapping[Any, set]) -> dict[tuple, tuple[Any, int]]:
-    """The pairs of stored rows near a probe that corroboration may need: a row the probe
-    confirms, with any other row near it (candidates: rows sharing a key)."""
-    partners = neighbours({pair: evidence for pair, (d, evidence) in near.items() if d is not None})
-    found: dict[tuple, tuple[Any, int]] = {}
-    for row in probes:
-        mine = {o: e for o, e in partners.get(row, {}).items() if o not in probes}
-        for u, v in ((u, v) for u, e_u in mine.items() if e_u for v, e_v in mine.items()
-                     if u != v and (e_v == 0 or corroborates(e_u, e_v))):
-            if (v, u) not in found and (u, v) not in found and keys[u] & keys[v]:
-                found[(u, v)] = scheme.relate(stored[u], stored[v])
-    return found
-
-
 @dataclass
 class Applied:
     added: int = 0  # rows written to the index (new or changed)
@@ -203,11 +87,8 @@ def apply(index: Incremental, matches: Matches, present: Mapping[Any, Mapping[st
     killpoints.reached("apply.filed")
     removed = index.store.remove(index.table, list(absent)) if absent else 0
     killpoints.reached("apply.removed")
-    looked = index.pairs_seen(probes)
-    found = dict(looked.pairs)
-    if index.scheme.links:
-        found.update(through_a_third(index, matches, probes, looked, {m for _, rest in orphans for m in rest}))
-    found, moved = _linked_copies(index, found, looked.seen, probes, orphans, rows)
+    looked = index.decide(probes)
+    found, moved = _linked_copies(index, looked.pairs, looked.seen, probes, orphans, rows)
     matches.forget_pairs(moved)
     matches.write((a, b, d) for (a, b), d in found.items())
     matched = _recheck(index, matches, found, probes)
@@ -302,7 +183,7 @@ def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], prob
 def _linked_through(index: Incremental, matches: Matches, rows: Sequence) -> set[tuple]:
     """The stored pairs of two rows outside the batch that both match one of its rows (or a
     copy of a row it matches: pairs.Similar links copies to the first of them only), both
-    directions: that row may be what linked them (corroboration.py, through_a_third), and
+    directions: that row may be what linked them (decision.py: a third row), and
     it is changing or gone."""
     if not index.scheme.links:
         return set()
@@ -317,32 +198,12 @@ def _linked_through(index: Incremental, matches: Matches, rows: Sequence) -> set
 
 
 def _unlink(index: Incremental, matches: Matches, linked: set[tuple], found: dict[tuple, Any]) -> None:
-    """Forget the pairs of `linked` that this batch did not find again and that are pairs
-    no more: compared neither for a key they share nor for a third row paired with both by
-    a key and evidence, or with no evidence of their own and no such row to corroborate
-    them (in the matches as this batch leaves them), each row as the index holds it."""
+    """Forget the pairs of `linked` that this batch did not find again and that the decision,
+    over the rows as the index holds them now, no longer makes."""
     doubtful = {_ordered(pair) for pair in linked} - {_ordered(pair) for pair in found}
     if not doubtful:
         return
-    now: dict[Any, Any] = {}
-    keys: dict[Any, set] = {}
-    near = _stored_partners(index, matches, {r for pair in doubtful for r in pair}, now, keys)
-    common = {(a, b): (near.get(a, set()) & near.get(b, set())) - {a, b} for a, b in doubtful}
-    relate = index.scheme.relate
-    edges, weak, kept = {}, [], set()
-    for a, b in doubtful:
-        if a not in now or b not in now:
-            continue
-        for row, other in product((a, b), common[a, b] & now.keys()):
-            if (row, other) not in edges and keys[row] & keys[other]:
-                edges[row, other] = relate(now[row], now[other])[1]
-        third = any(edges.get((a, c)) and edges.get((b, c)) for c in common[a, b])
-        distance, evidence = relate(now[a], now[b])
-        if evidence and (keys[a] & keys[b] or third):
-            kept.add((a, b))
-        elif distance is not None and not evidence:
-            weak.append((a, b))
-    kept.update(corroborated({pair: e for pair, e in edges.items() if e}, weak))
+    kept = {_ordered(pair) for pair in index.decide(index.current({r for pair in doubtful for r in pair})).pairs}
     matches.forget_pairs(doubtful - kept)
 
 

@@ -50,11 +50,11 @@ from .batch import _groups, _replay
 from ..config import Config
 from ..errors import DedupError
 from ..store.lock import Lease
-from ..core.corroboration import corroborated
+from ..core.decision import confirm, corroborated, distances, through_a_third
 from .incremental import content_hash
 from ..core.schemes import Shingles, scheme_of, shingle_scheme
 from ..core.pairs import Similar, originals
-from ..core.shingles import Sets, SketchTable, candidates, through_a_third
+from ..core.shingles import Sets, SketchTable, candidates
 from ..sql.source import SqlSource
 from ..store.index import BLOCKS, MANIFEST, MongoStore, Record, buckets, bucket_bits, connect
 from ..store.index import Held as StoreHeld
@@ -583,8 +583,8 @@ def _confirm(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, 
         offset += len(s.b_ids)
     ids = np.concatenate([local.ids] + [s.b_ids for s in shipped])
     scheme = shingle_scheme(job.config)
-    confirmed = scheme.confirm(_concat(tables), np.concatenate(i), np.concatenate(j))
-    yield p, Judged(ids[confirmed.i], ids[confirmed.j], scheme.distances(confirmed.jaccard), confirmed.evidence)
+    confirmed = confirm(scheme, _concat(tables), np.concatenate(i), np.concatenate(j))
+    yield p, Judged(ids[confirmed.i], ids[confirmed.j], distances(scheme, confirmed.jaccard), confirmed.evidence)
 
 
 def _proven(judged: Judged) -> Final:
@@ -617,14 +617,14 @@ def _through_a_third(job: Job, read: Any, parts: list[Ends]) -> Final:
     table = _take(_concat([c.table for c in chunks]), order)
     ids = ids[order]
     scheme = shingle_scheme(job.config)
-    confirmed = scheme.confirm(table, np.searchsorted(ids, nodes[a]), np.searchsorted(ids, nodes[b]))
+    confirmed = confirm(scheme, table, np.searchsorted(ids, nodes[a]), np.searchsorted(ids, nodes[b]))
     x, y = ids[confirmed.i], ids[confirmed.j]
     by_pair = {(p, q): e for p, q, e in zip(edges.node.tolist(), edges.other.tolist(), edges.evidence.tolist())}
     weak = np.flatnonzero(confirmed.evidence == 0)
     keep = confirmed.evidence > 0
     linked = set(corroborated(by_pair, list(zip(x[weak].tolist(), y[weak].tolist()))))
     keep[weak] = [pair in linked for pair in zip(x[weak].tolist(), y[weak].tolist())]
-    return Final(x[keep], y[keep], scheme.distances(confirmed.jaccard)[keep])
+    return Final(x[keep], y[keep], distances(scheme, confirmed.jaccard)[keep])
 
 
 def _chunk_of(chunk: Sketched, wanted: np.ndarray) -> _Local:

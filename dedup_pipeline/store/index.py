@@ -454,22 +454,31 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self.held: dict[tuple[str, Any], Record] = {}
+        self.under: dict[tuple[str, int], set] = {}  # the rows filed under each key
 
     def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]:
         keys = {k for row_keys in wanted.values() for k in row_keys}
-        return {r.row: r for (t, row), r in self.held.items()
-                if t == table and row not in wanted and keys.intersection(r.keys)}
+        rows = set().union(*(self.under.get((table, k), ()) for k in keys)) - set(wanted)
+        return {row: self.held[table, row] for row in rows}
 
     def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
         return {row: self.held[table, row] for row in rows if (table, row) in self.held}
 
     def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int:
         records = list(records)
-        self.held.update(((r.table, r.row), r) for r in records)
+        for r in records:
+            self.remove(r.table, [r.row])
+            self.held[r.table, r.row] = r
+            for k in r.keys:
+                self.under.setdefault((r.table, k), set()).add(r.row)
         return len(records)
 
     def remove(self, table: str, rows: Sequence, trace: bool = True) -> int:
-        return sum(self.held.pop((table, row), None) is not None for row in rows)
+        gone = [r for r in (self.held.pop((table, row), None) for row in rows) if r is not None]
+        for r in gone:
+            for k in r.keys:
+                self.under[table, k].discard(r.row)
+        return len(gone)
 
     def sync(self) -> None:
         pass

@@ -1,0 +1,263 @@
+"""The decision whether rows are a pair: the one place it is made. The batch on one machine
+or on Spark, `check`, `add`, `watch` and `explain` all call `decide` (or, for one pair, its
+smallest case `relate`); a rule change goes here.
+
+A pair is two rows of different texts (rows of one text are copies of the first of them,
+pairs.Similar) that are similar as `confirm` decides, and that either
+- share a key and carry evidence of their own: the same submitter (a value in one of the
+  `submitter` fields), or texts the same as written up to a copy's edits (`WRITTEN`); or
+- carry no evidence of their own, but a third row links them: it matches one by its
+  submitter and the other as written. A copy of a row, made by someone else, stands for what
+  that row's submitter filed. This finds a re-submission's edits from another person's copy
+  of the original (benchmarks/quality), while two strangers' form letters stay apart:
+  nothing links them but text (`corroborate`).
+Two rows that share no key but are both paired with a third row by a key and evidence of
+their own are compared too (`through_a_third`): two re-submissions of one petition, each
+like it, may be less like each other than either is like it.
+
+`decide` decides every pair of a table at once, or, given a `focus`, exactly the pairs the
+whole table would give of the focus rows and of the rows around them (`centre`): the
+incremental paths read that neighbourhood from the store and decide it here, so that they
+give the batch's answers by construction.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, NamedTuple
+
+import numpy as np
+
+from .pairs import Pairs, Similar, copy_classes, originals
+from .shingles import (ALIGNED_CHARS, ShingleScheme, Sketch, SketchTable, candidates, differences,
+                       overlap_pairs)
+
+SUBMITTER, WRITTEN = 1, 2  # evidence a confirmed pair carries: a bit for each kind
+_NONE = np.zeros(0, np.int64)
+
+
+class Confirmed(NamedTuple):
+    """Candidate pairs whose texts are similar (positions), their Jaccard and evidence bits."""
+
+    i: np.ndarray
+    j: np.ndarray
+    jaccard: np.ndarray
+    evidence: np.ndarray
+
+
+class Decided(NamedTuple):
+    """The pairs decided (positions, i < j, with 1 − similarity), each row's first row of the
+    same text, and why each pair is one: its own `evidence` (0: linked by the row `via`), and
+    whether it shares a key (else it was compared for a third row paired with both)."""
+
+    pairs: Pairs
+    original: np.ndarray
+    evidence: np.ndarray
+    shares_key: np.ndarray
+    via: np.ndarray  # the third row linking a pair without evidence of its own, else -1
+    centre: np.ndarray  # the rows whose every row sharing a key a focused decision needs
+
+    @property
+    def similar(self) -> Similar:
+        return Similar(self.pairs, self.original)
+
+    def of(self, a: int, b: int) -> int | None:
+        """The position of pair (a, b) among the pairs, or None when it is none."""
+        i, j, _ = self.pairs
+        at = np.flatnonzero((i == min(a, b)) & (j == max(a, b)))
+        return int(at[0]) if len(at) else None
+
+
+def corroborates(first: int, second: int) -> bool:
+    """Whether a row matched by `first` to one row and by `second` to another links the two."""
+    return bool(first & SUBMITTER and second & WRITTEN or first & WRITTEN and second & SUBMITTER)
+
+
+def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = None) -> Decided:
+    """Every pair of the table; or, given `focus` (a row mask), the pairs of a focus row and
+    those of two rows of the `centre` around it, as the whole table would decide them when
+    the table holds every row sharing a key with a row of the centre (the incremental paths
+    read those rows and decide again until it does)."""
+    original = originals(table.identity)
+    near = candidates(table.keys, original)
+    found, centre = _confirmed(rule, table, original, near, focus)
+    shares_key = np.ones(len(found.i), bool)
+    if rule.corroborate:
+        edges = found.evidence > 0
+        ki, kj, ke = found.i[edges], found.j[edges], found.evidence[edges]
+        more = confirm(rule, table, *through_a_third(ki, kj, original, *near))
+        found = Confirmed(*(np.concatenate(x) for x in zip(found, more)))
+        shares_key = np.concatenate([shares_key, np.zeros(len(more.i), bool)])
+    via = np.full(len(found.i), -1, np.int64)
+    weak = np.flatnonzero(found.evidence == 0)
+    if rule.corroborate and len(weak):
+        via[weak] = _links((ki, kj, ke), found.i[weak], found.j[weak], original, table.people)
+    keep = (found.evidence > 0) | (via >= 0)
+    if focus is not None:
+        keep &= focus[found.i] | focus[found.j] | centre[found.i] & centre[found.j]
+    i, j, jaccard = found.i[keep], found.j[keep], found.jaccard[keep]
+    order = np.lexsort((j, i))
+    return Decided((i[order].astype(np.int64), j[order].astype(np.int64), distances(rule, jaccard[order])),
+                   original, found.evidence[keep][order], shares_key[keep][order], via[keep][order], centre)
+
+
+def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, near: tuple[np.ndarray, np.ndarray],
+               focus: np.ndarray | None) -> tuple[Confirmed, np.ndarray]:
+    """The candidates `decide` needs confirmed, and the rows they centre on: every row; or
+    the focus rows, their copies and the rows they pair with by evidence of their own, with
+    the candidates of any of these (whatever links a focus row lies within one step of them)."""
+    i, j = near
+    if focus is None:
+        return confirm(rule, table, i, j), np.ones(len(original), bool)
+    if not rule.corroborate:
+        touch = focus[i] | focus[j]
+        return confirm(rule, table, i[touch], j[touch]), focus.copy()
+    own = np.isin(original, original[focus])
+    first = own[i] | own[j]
+    found = confirm(rule, table, i[first], j[first])
+    centre = own.copy()
+    edges = found.evidence > 0
+    centre[found.i[edges]] = centre[found.j[edges]] = True
+    rest = ~first & (centre[i] | centre[j])
+    more = confirm(rule, table, i[rest], j[rest])
+    return Confirmed(*(np.concatenate(x) for x in zip(found, more))), centre
+
+
+def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarray) -> Confirmed:
+    """The candidates (i, j) whose texts are similar, with their Jaccard and the evidence
+    they carry (0: a pair only if a third row links it): THE PAIR RULE (shingles.py says
+    what it measures)."""
+    jaccard, contained = overlap_pairs(table.shingles, i, j)
+    sizes = table.shingles.sizes()
+    smaller = np.minimum(sizes[i], sizes[j])
+    keep = (jaccard >= rule.threshold) | ((smaller >= rule.min_shingles) & (contained >= rule.containment))
+    i, j, jaccard = i[keep], j[keep], jaccard[keep]
+    people = table.people
+    same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
+    filed_i, filed_j = table.filed[i].astype(np.int64), table.filed[j].astype(np.int64)
+    written = as_written(rule, *overlap_pairs(table.verbatim, i, j)) & (
+        (table.identity[i] == table.identity[j]) | near_in_time(rule, filed_i, filed_j))
+    left = np.flatnonzero(~written)  # aligned one pair at a time: few are left
+    text = table.texts_of(np.concatenate([i[left], j[left]]))
+    for n, a, b in zip(left.tolist(), i[left].tolist(), j[left].tolist()):
+        written[n] = copied(rule, text[a], text[b], int(table.filed[a]), int(table.filed[b]))
+    evidence = np.where(same, SUBMITTER, 0) | np.where(written, WRITTEN, 0)
+    return Confirmed(i, j, jaccard, evidence)
+
+
+def relate(rule: ShingleScheme, a: Sketch, b: Sketch) -> tuple[float | None, int]:
+    """One pair, as `confirm` decides it: its similarity (Jaccard, numbers folded, at least
+    the threshold) when the texts are similar, else None; and the evidence it carries."""
+    found = confirm(rule, SketchTable.of([a, b]), np.array([0]), np.array([1]))
+    if not len(found.i):
+        return None, 0
+    return max(float(found.jaccard[0]), rule.threshold), int(found.evidence[0])
+
+
+def as_written(rule: ShingleScheme, jaccard: np.ndarray, contained: np.ndarray) -> np.ndarray:
+    """Whether texts are the same as written, from their verbatim Jaccard and containment."""
+    return (jaccard >= rule.verbatim) | (contained >= rule.verbatim_containment)
+
+
+def near_in_time(rule: ShingleScheme, filed_a, filed_b):
+    """Whether rows filed on these days (0: unknown) may be one another's copy: filed within
+    `days`, when filing days are configured; scalars or arrays alike."""
+    return (not rule.filed) | ((filed_a > 0) & (filed_b > 0) & (np.abs(filed_a - filed_b) <= rule.days))
+
+
+def copied(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> bool:
+    """Whether one text is the other's copy up to a copy's edits (shingles.py says which),
+    and, when the rows' filing days are configured, filed within `days` of it."""
+    if not near_in_time(rule, filed_a, filed_b):
+        return False
+    if min(len(a), len(b)) < rule.min_shingles + rule.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
+        return False
+    d = differences(a, b)
+    return d.words == 0 and d.slips <= rule.edits and d.numbers <= rule.numbers
+
+
+def distances(rule: ShingleScheme, jaccard: np.ndarray) -> np.ndarray:
+    """1 − similarity of confirmed pairs, rounded by Python's round, as one pair is (numpy's
+    can differ in the last place)."""
+    return np.array([round(1 - x, 4) for x in np.maximum(jaccard, rule.threshold).tolist()], float)
+
+
+def _links(edges: tuple[np.ndarray, np.ndarray, np.ndarray], a: np.ndarray, b: np.ndarray,
+           original: np.ndarray, people: np.ndarray) -> np.ndarray:
+    """For each pair (a[n], b[n]) without evidence, a third row that links it through two
+    `edges` (pairs sharing a key with evidence of their own: i, j, evidence), else -1. A copy
+    of a row is such a third row without being listed (copies never are): it matches the row
+    as written, and its submitter may be the row's. So (a, b) is linked by a copy c of b that
+    shares a submitter with a, or that matches a as written and shares b's submitter."""
+    near = neighbours(dict(zip(zip(*(x.tolist() for x in edges[:2])), edges[2].tolist())))
+    copied_rows = (np.bincount(original, minlength=len(original)) > 1)[original]
+
+    def through_a_copy(x: int, y: int) -> int:
+        for c, e in near.get(x, {}).items():
+            if c != y and copied_rows[c] and original[c] == original[y] and (
+                    e & SUBMITTER or e & WRITTEN and np.any((people[c] == people[y]) & (people[c] != 0))):
+                return c
+        return -1
+
+    out = [linking(near, x, y) for x, y in zip(a.tolist(), b.tolist())]
+    return np.array([c if c is not None else max(through_a_copy(x, y), through_a_copy(y, x))
+                     for c, x, y in zip(out, a.tolist(), b.tolist())], np.int64)
+
+
+def neighbours(edges: Mapping[tuple[Any, Any], int]) -> dict[Any, dict[Any, int]]:
+    """{row: {partner: evidence}} of pairs given once each."""
+    out: dict[Any, dict[Any, int]] = {}
+    for (a, b), evidence in edges.items():
+        out.setdefault(a, {})[b] = evidence
+        out.setdefault(b, {})[a] = evidence
+    return out
+
+
+def linking(near: Mapping[Any, Mapping[Any, int]], a: Any, b: Any) -> Any:
+    """A third row paired with `a` by one kind of evidence and with `b` by the other, or None."""
+    near_a, near_b = near.get(a, {}), near.get(b, {})
+    if len(near_a) > len(near_b):
+        near_a, near_b = near_b, near_a
+    return next((c for c, e in near_a.items() if c in near_b and corroborates(e, near_b[c])), None)
+
+
+def corroborated(edges: Mapping[tuple[Any, Any], int], weak: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The `weak` pairs that a third row links through two `edges` (pairs with evidence), for
+    an engine that holds edges by row id (Spark)."""
+    near = neighbours(edges)
+    return [(a, b) for a, b in weak if linking(near, a, b) is not None]
+
+
+def through_a_third(i: np.ndarray, j: np.ndarray, original: np.ndarray, near_i: np.ndarray,
+                    near_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (a, b), a < b, of rows of different texts that share no key but are both
+    paired with one third row by a key and evidence of their own (edges i–j). Rows of one
+    text are such a pair of each other, so a copy of a row's partner is compared with it too.
+    `near_*`: the pairs sharing a key, compared already."""
+    partners: dict[int, list[int]] = {}
+    for x, y in zip(i.tolist(), j.tolist()):
+        partners.setdefault(x, []).append(y)
+        partners.setdefault(y, []).append(x)
+    found: set[tuple[int, int]] = set()
+    members = {int(m[0]): m.tolist() for m in copy_classes(original)}
+    for middle, around in partners.items():
+        by_text: dict[int, list[int]] = {}
+        for x in around:
+            by_text.setdefault(int(original[x]), []).append(x)
+        texts = list(by_text.values())
+        for n, first in enumerate(texts):  # pairs of the middle's partners, across texts
+            for second in texts[n + 1:]:
+                found.update((min(x, y), max(x, y)) for x in first for y in second)
+        for text, linked in by_text.items():  # the middle with the copies of a partner's text
+            if text in members:
+                others = members[text] if len(linked) > 1 else [m for m in members[text] if m != linked[0]]
+                found.update((min(middle, m), max(middle, m)) for m in others)
+    if not found:
+        return _NONE, _NONE
+    n = len(original)
+    code = np.array(sorted(a * n + b for a, b in found), np.int64)
+    code = code[~np.isin(code, np.minimum(near_i, near_j) * n + np.maximum(near_i, near_j))]
+    a, b = np.divmod(code, n)
+    return a, b
+

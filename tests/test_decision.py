@@ -1,0 +1,52 @@
+"""The one decision (core/decision.py): a focused decision gives the whole table's answer,
+so that `check` lists exactly what the batch relates a row to."""
+
+from functools import cache
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from benchmarks.data import generate
+from dedup_pipeline.core.schemes import scheme_of
+from dedup_pipeline.jobs.incremental import Incremental
+from dedup_pipeline.store.index import MemoryStore
+from tests.test_matches import CONFIG, batch_relations, checked, linked_through_a_third
+
+
+@cache
+def labelled_rows() -> list[dict]:
+    """The held-back labelled quality set: 6,000 petition rows."""
+    return generate(6000, seed=11).rows
+
+
+def pairs(decided, scope=lambda a, b: True) -> set:
+    i, j, d = decided.pairs
+    return {(a, b, x) for a, b, x in zip(i.tolist(), j.tolist(), d.tolist()) if scope(a, b)}
+
+
+def test_check_lists_exactly_the_rows_the_batch_relates_to_every_row_of_the_labelled_set():
+    rows = labelled_rows()
+    table = {r["id"]: r for r in rows}
+    index = Incremental(MemoryStore(), CONFIG)
+    index.add_many(table.items())
+    relations = batch_relations(table)
+    assert len(relations) > 4000 and checked(index, table) == relations
+
+
+@cache
+def pool() -> list[dict]:
+    """Rows linked through a third row, their partners, and rows of the labelled set."""
+    return linked_through_a_third() + labelled_rows()[:60]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(order=st.permutations(range(80)), dropped=st.sets(st.integers(0, 79), max_size=8),
+       focus=st.sets(st.integers(0, 79), min_size=1, max_size=5))
+def test_a_decision_focused_on_some_rows_gives_the_whole_tables_pairs_of_those_rows_and_their_centre(order, dropped,
+                                                                                                     focus):
+    scheme = scheme_of(CONFIG)
+    taken = [n for n in order if n not in dropped]
+    probes = scheme.probes([pool()[n] for n in taken])
+    mask = np.isin(taken, sorted(focus))
+    focused, whole = scheme.decide(probes, mask), scheme.decide(probes)
+    assert pairs(focused) == pairs(whole, lambda a, b: mask[a] or mask[b] or focused.centre[a] and focused.centre[b])
