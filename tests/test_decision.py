@@ -50,3 +50,27 @@ def test_a_decision_focused_on_some_rows_gives_the_whole_tables_pairs_of_those_r
     mask = np.isin(taken, sorted(focus))
     focused, whole = scheme.decide(probes, mask), scheme.decide(probes)
     assert pairs(focused) == pairs(whole, lambda a, b: mask[a] or mask[b] or focused.centre[a] and focused.centre[b])
+
+
+class CountingStore(MemoryStore):
+    """A MemoryStore that counts the keys it is asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[int] = []
+
+    def lookup(self, table, wanted):
+        self.asked += [k for keys in wanted.values() for k in keys]
+        return super().lookup(table, wanted)
+
+
+def test_a_check_of_one_of_20000_copies_lists_them_all_reading_each_key_once():
+    text = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开，请有关部门尽快处理。"
+    row = {"title": "垃圾", "name": "张三", "phone": "13800000001", "address": "某小区", "content": text,
+           "created_at": "2025-01-01"}
+    store = CountingStore()
+    index = Incremental(store, CONFIG)
+    index.add_many((n, {**row, "id": n}) for n in range(1, 20_001))
+    found = index.check({**row, "id": 1}, "all", exclude=1)
+    assert {m.row for m in found} == set(range(2, 20_001)) and {m.distance for m in found} == {0.0}
+    assert sorted(store.asked) == sorted(set(index.scheme.keys(index.probe(row))))

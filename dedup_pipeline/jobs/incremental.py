@@ -98,19 +98,22 @@ class Incremental:
         """The batch's pairs of these rows (`probes`: what they are now) with the stored rows
         and each other, their copies included, and of the rows around them (decision.py):
         decided over the stored rows sharing a key with the centre of the decision, read
-        until the centre holds no row not read."""
+        until the centre holds no row not read. Each key is read once: the copies of a
+        collective petition share theirs."""
         if not probes:
             return Looked({}, {})
         seen = dict(probes)
         keys = {row: set(self.scheme.keys(p)) for row, p in probes.items()}
         looked: set = set()
+        read: set = set()
         wanted = set(probes)
         while wanted - looked:
-            ask = sorted(wanted - looked, key=str)
-            for row, record in self.store.lookup(self.table, {row: keys[row] for row in ask}).items():
+            ask = {row: keys[row] - read for row in sorted(wanted - looked, key=str) if keys[row] - read}
+            for row, record in self.store.lookup(self.table, ask).items():
                 if row not in seen:
                     seen[row], keys[row] = self._restore(record), set(record.keys)
-            looked.update(ask)
+            looked |= wanted
+            read.update(*ask.values())
             ids = list(seen)
             decided = self.scheme.decide([seen[row] for row in ids], np.array([row in probes for row in ids], bool))
             wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
