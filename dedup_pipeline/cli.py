@@ -1,5 +1,6 @@
-"""The `dedup-pipeline` command: each command loads the configuration, calls one library
-function and turns library errors into a clean message and exit code at the edge."""
+"""The `dedup-pipeline` command: each command parses its options, loads the configuration,
+calls one library function (commands.py) and prints what it returns; library errors become
+a clean message and exit code at the edge (with_config)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
-from . import __version__
+from . import __version__, commands
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, DedupError, InputError
 
 if TYPE_CHECKING:
     from .config import Config
+    from .jobs.incremental import Match
+    from .jobs.watch import Tally
 
 
 class CliError(click.ClickException):
@@ -132,8 +135,6 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
 
     Example: dedup-pipeline batch --out fingerprints.csv    (on Spark: dedup-pipeline batch --engine spark)
     """
-    from . import commands
-
     _shown(functools.partial(_print_batch, config), commands.batch, config, engine=engine, out=out,
            processes=processes, algorithm=algorithm, master=master, partitions=partitions,
            progress=functools.partial(_reading, config))
@@ -145,7 +146,7 @@ def _reading(config: Config, total: int) -> _progress:
     return _progress(total, "fingerprinting")
 
 
-def _print_batch(config: Config, batch: Any) -> None:
+def _print_batch(config: Config, batch: commands.Batch) -> None:
     result = batch.result
     written = result.dedup_match
     rate = result.rows_with_similar / max(result.rows, 1)
@@ -195,12 +196,10 @@ def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: s
 
     Example: dedup-pipeline report --html report.html && dedup-pipeline report --format csv --groups --out groups.csv
     """
-    from . import commands
-
     _shown(_print_report, commands.report, config, out=out, fmt=fmt, groups=want_groups, html=html, lang=lang)
 
 
-def _print_report(report: Any) -> None:
+def _print_report(report: commands.Report) -> None:
     if report.out:
         click.echo(f"{report.lines:,} lines ({'rows of groups' if report.groups else 'pairs'}) written to {report.out}")
     if report.html:
@@ -224,8 +223,6 @@ def fingerprint(config: Config, text: str | None, csv_path: str | None, field_na
 
     Example: echo "小区物业乱收费，再次反映" | dedup-pipeline fingerprint --explain
     """
-    from . import commands
-
     if text is None and not csv_path:
         if sys.stdin.isatty():
             raise InputError("give a TEXT argument, pipe text on stdin, or use --csv FILE")
@@ -234,7 +231,7 @@ def fingerprint(config: Config, text: str | None, csv_path: str | None, field_na
            explain=explain)
 
 
-def _print_filed(rows: Iterator[Any]) -> None:
+def _print_filed(rows: Iterator[commands.Filed]) -> None:
     from .core.explain import render_filed
 
     for label, entry in rows:
@@ -249,12 +246,10 @@ def show_config(config: Config, check: bool) -> None:
 
     Example: DEDUP_SQL_URL=mysql+pymysql://app:secret@db/petitions dedup-pipeline config --check
     """
-    from . import commands
-
     _shown(functools.partial(_print_configuration, config), commands.configuration, config, check=check)
 
 
-def _print_configuration(config: Config, shown: Any) -> None:
+def _print_configuration(config: Config, shown: commands.Configuration) -> None:
     click.echo(json.dumps(shown.settings, ensure_ascii=False, indent=2))
     if shown.rows is not None:
         click.echo(f"ok: table {config.source.table!r} has the id column and every field "
@@ -274,12 +269,10 @@ def migrate(config: Config, sql: bool, down: bool) -> None:
 
     Example: dedup-pipeline migrate --sql > dedup-migration.sql
     """
-    from . import commands
-
     _shown(functools.partial(_print_migration, config), commands.migrate, config, sql=sql, down=down)
 
 
-def _print_migration(config: Config, migration: Any) -> None:
+def _print_migration(config: Config, migration: commands.Migration) -> None:
     if migration.sql is not None:
         click.echo(migration.sql, nl=False)
         return
@@ -321,7 +314,7 @@ def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts
     _shown(_print_stopped, run_watch, config, settings)
 
 
-def _print_stopped(totals: Any) -> None:
+def _print_stopped(totals: Tally) -> None:
     click.echo(f"stopped: {totals.line()}", err=True)
 
 
@@ -360,12 +353,10 @@ def explain(config: Config, first: str, second: str, as_json: bool) -> None:
 
     Example: dedup-pipeline explain 1042 1187
     """
-    from . import commands
-
     _shown(functools.partial(_print_explanation, as_json=as_json), commands.explain, config, first, second)
 
 
-def _print_explanation(explanation: Any, as_json: bool) -> None:
+def _print_explanation(explanation: commands.Explanation, as_json: bool) -> None:
     from .core.explain import render
 
     a, b = explanation.ids
@@ -392,13 +383,11 @@ def check(config: Config, row_id: str | None, text: str | None, mode: str, as_js
     """
     if (row_id is None) == (text is None):
         raise click.UsageError("give --id N or --text TEXT")
-    from . import commands
-
     _shown(functools.partial(_print_check, mode=mode, as_json=as_json), commands.check, config,
            row_id=row_id, text=text, mode=mode)
 
 
-def _print_check(matches: list, mode: str, as_json: bool) -> None:
+def _print_check(matches: list[Match], mode: str, as_json: bool) -> None:
     if as_json:
         similar = [{"id": m.row, "distance": m.distance} for m in matches]
         click.echo(json.dumps({"mode": mode, "similar": similar}, ensure_ascii=False, default=str))
@@ -427,12 +416,10 @@ def add(config: Config, row_ids: tuple[str, ...], add_all: bool) -> None:
     """
     if bool(row_ids) == add_all:
         raise click.UsageError("give --id N (repeatable) or --all")
-    from . import commands
-
     _shown(functools.partial(_print_added, config), commands.add, config, None if add_all else row_ids)
 
 
-def _print_added(config: Config, added: Any) -> None:
+def _print_added(config: Config, added: commands.Added) -> None:
     if added.written is not None:
         click.echo(f"added {added.written:,} new or changed row(s) of {config.source.table}; their pairs are not in "
                    f"dedup_match: `dedup-pipeline batch` files the rows and writes them (start `watch` after it)",
