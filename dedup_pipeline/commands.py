@@ -30,6 +30,7 @@ Progress = Callable[[int], ContextManager[Callable[[int], None]]]  # rows to rea
 
 
 def _quiet(total: int) -> ContextManager[Callable[[int], None]]:
+    """No progress shown."""
     return contextlib.nullcontext(lambda n: None)
 
 
@@ -46,8 +47,8 @@ def batch(config: Config, *, engine: str = "local", out: str | None = None, proc
           algorithm: str = "blocks", master: str | None = None, partitions: int | None = None,
           progress: Progress = _quiet) -> Batch:
     """集中处理 on `engine` (local, spark): every row's pairs and groups stored, and with `out`
-    each row's id and hex fingerprint written as CSV. `progress(total)` is entered once the
-    store is open."""
+    each row's id and hex fingerprint written as CSV. `progress` is called with the rows to
+    read, and what it returns entered once the store is open."""
     from .jobs.batch import check_algorithm
     from .sql.source import SqlSource
     from .store.index import open_store
