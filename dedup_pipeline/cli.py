@@ -1,10 +1,10 @@
-"""The `dedup-pipeline` command: each command loads the configuration, calls one library
-function and turns library errors into a clean message and exit code at the edge."""
+"""The `dedup-pipeline` command: each command parses its options, loads the configuration,
+calls one library function (commands.py) and prints what it returns; library errors become
+a clean message and exit code at the edge (with_config)."""
 
 from __future__ import annotations
 
 import contextlib
-import csv
 import functools
 import itertools
 import json
@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
-from . import __version__
-from .errors import EXIT_CONFIG, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, DedupError
+from . import __version__, commands
+from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, DedupError, InputError
 
 if TYPE_CHECKING:
     from .config import Config
+    from .jobs.incremental import Match
+    from .jobs.watch import Tally
 
 
 class CliError(click.ClickException):
@@ -133,22 +135,19 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
 
     Example: dedup-pipeline batch --out fingerprints.csv    (on Spark: dedup-pipeline batch --engine spark)
     """
-    from .jobs.batch import check_algorithm, run_batch
-    from .sql.source import SqlSource
-    from .jobs.spark import run_spark_batch
-    from .store.index import open_store
+    _shown(functools.partial(_print_batch, config), commands.batch, config, engine=engine, out=out,
+           processes=processes, algorithm=algorithm, master=master, partitions=partitions,
+           progress=functools.partial(_reading, config))
 
-    check_algorithm(config, algorithm)
-    if engine == "spark" and out:
-        raise CliError("--out (fingerprints) is for --engine local", EXIT_CONFIG)
-    _check_writable(out, "--out")
-    run = (functools.partial(run_spark_batch, master=master, partitions=partitions) if engine == "spark"
-           else functools.partial(run_batch, processes=processes, algorithm=algorithm))
-    with SqlSource(config) as source:
-        total = source.count()
+
+def _reading(config: Config, total: int) -> _progress:
+    """Say which table the batch reads, and show its progress through it."""
     click.echo(f"source: {config.source.table} in {_short_url(config)}, {total:,} rows", err=True)
-    with open_store(config) as store, _progress(total, "fingerprinting") as advance:
-        result = run(config, store, advance)
+    return _progress(total, "fingerprinting")
+
+
+def _print_batch(config: Config, batch: commands.Batch) -> None:
+    result = batch.result
     written = result.dedup_match
     rate = result.rows_with_similar / max(result.rows, 1)
     click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "
@@ -170,17 +169,8 @@ def batch(config: Config, processes: int | None, out: str | None, algorithm: str
                    f"`dedup-pipeline migrate` creates it)")
     else:
         click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
-    if out:
-        with _writing(out, "the fingerprints", "the batch's results are stored all the same"):
-            _write_fingerprints(out, config.source.id_column, result)
-        click.echo(f"fingerprints written to {out}")
-
-
-def _write_fingerprints(path: str, id_column: str, result: Any) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow([id_column, "fingerprint"])
-        writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
+    if batch.fingerprints:
+        click.echo(f"fingerprints written to {batch.fingerprints}")
 
 
 def _similar_means(config: Config) -> str:
@@ -206,20 +196,14 @@ def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: s
 
     Example: dedup-pipeline report --html report.html && dedup-pipeline report --format csv --groups --out groups.csv
     """
-    from .report.exports import export, write_html_report
+    _shown(_print_report, commands.report, config, out=out, fmt=fmt, groups=want_groups, html=html, lang=lang)
 
-    if not out and not html:
-        raise CliError("give --out FILE (pairs or groups) and/or --html FILE", EXIT_CONFIG)
-    _check_writable(out, "--out")
-    _check_writable(html, "--html")
-    if out:
-        with _writing(out, "the export"):
-            count = export(config, out, fmt, want_groups)
-        click.echo(f"{count:,} lines ({'rows of groups' if want_groups else 'pairs'}) written to {out}")
-    if html:
-        with _writing(html, "the report"):
-            write_html_report(config, html, lang)
-        click.echo(f"report written to {html}")
+
+def _print_report(report: commands.Report) -> None:
+    if report.out:
+        click.echo(f"{report.lines:,} lines ({'rows of groups' if report.groups else 'pairs'}) written to {report.out}")
+    if report.html:
+        click.echo(f"report written to {report.html}")
 
 
 @main.command()
@@ -239,63 +223,19 @@ def fingerprint(config: Config, text: str | None, csv_path: str | None, field_na
 
     Example: echo "小区物业乱收费，再次反映" | dedup-pipeline fingerprint --explain
     """
-    from .core.explain import filed, render_filed
-
-    for label, row in _input_rows(config, text, csv_path, field_name):
-        [entry] = filed(config, [row], explain)
-        click.echo(render_filed(entry, label))
-
-
-def _input_rows(config: Config, text: str | None, csv_path: str | None, field_name: str | None):
-    if csv_path:
-        yield from _csv_rows(config, csv_path)
-        return
-    if text is None:
+    if text is None and not csv_path:
         if sys.stdin.isatty():
-            raise CliError("give a TEXT argument, pipe text on stdin, or use --csv FILE")
+            raise InputError("give a TEXT argument, pipe text on stdin, or use --csv FILE")
         text = sys.stdin.read()
-    longs = [f.name for f in config.fields if f.role == "long"]
-    name = field_name or (longs[0] if longs else None)
-    if name is None or name not in {f.name for f in config.fields}:
-        raise CliError(f"--field {name!r} is not a configured field; fields: "
-                       f"{', '.join(f.name for f in config.fields)}", EXIT_CONFIG)
-    yield None, {name: text}
+    _shown(_print_filed, commands.fingerprint, config, text=text, csv_path=csv_path, field_name=field_name,
+           explain=explain)
 
 
-def _csv_rows(config: Config, path: str) -> Iterator[tuple[Any, dict]]:
-    """(label, row) of each row of a CSV file, fields of any length; a line the csv module
-    cannot read is named by file and line."""
-    reader = csv.DictReader(_utf8_lines(path))
-    known = {fl.name for fl in config.fields}
-    limit = csv.field_size_limit(CSV_FIELD_LIMIT)  # Python's default (131,072 characters) refuses a long text
-    try:
-        if not known & set(reader.fieldnames or ()):
-            raise CliError(f"{path}: its header ({', '.join(reader.fieldnames or ())}) names "
-                           f"none of the configured fields ({', '.join(sorted(known))})", EXIT_CONFIG)
-        for number, row in enumerate(reader, 1):
-            yield row.get(config.source.id_column, number), {k: v or None for k, v in row.items()}
-    except csv.Error as e:
-        raise CliError(f"{path}, line {reader.reader.line_num:,}: not valid CSV ({str(e).split(' - ')[0]}); quote "
-                       f"a field holding line breaks, or save the file as \"CSV UTF-8\"") from None
-    finally:
-        csv.field_size_limit(limit)
+def _print_filed(rows: Iterator[commands.Filed]) -> None:
+    from .core.explain import render_filed
 
-
-CSV_FIELD_LIMIT = 2**31 - 1  # the largest a C long holds everywhere (Windows' is 32 bits)
-
-
-def _utf8_lines(path: str) -> Iterator[str]:
-    """The lines of a UTF-8 file (a BOM allowed), decoded one by one so that bytes in
-    another encoding are named by line and byte."""
-    offset = 0
-    with open(path, "rb") as f:
-        for number, line in enumerate(f, 1):
-            try:
-                yield line.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as e:
-                raise CliError(f"{path}, line {number} (byte {offset + e.start + 1:,} of the file): not UTF-8 "
-                               f"({e.reason}); save the file as UTF-8 (in Excel: \"CSV UTF-8\")") from None
-            offset += len(line)
+    for label, entry in rows:
+        click.echo(render_filed(entry, label))
 
 
 @main.command("config")
@@ -306,13 +246,14 @@ def show_config(config: Config, check: bool) -> None:
 
     Example: DEDUP_SQL_URL=mysql+pymysql://app:secret@db/petitions dedup-pipeline config --check
     """
-    click.echo(json.dumps({"config_file": config.path, **config.masked()}, ensure_ascii=False, indent=2))
-    if check:
-        from .sql.source import SqlSource
+    _shown(functools.partial(_print_configuration, config), commands.configuration, config, check=check)
 
-        source = SqlSource(config)
+
+def _print_configuration(config: Config, shown: commands.Configuration) -> None:
+    click.echo(json.dumps(shown.settings, ensure_ascii=False, indent=2))
+    if shown.rows is not None:
         click.echo(f"ok: table {config.source.table!r} has the id column and every field "
-                   f"({source.count():,} rows)", err=True)
+                   f"({shown.rows:,} rows)", err=True)
 
 
 @main.command()
@@ -328,20 +269,20 @@ def migrate(config: Config, sql: bool, down: bool) -> None:
 
     Example: dedup-pipeline migrate --sql > dedup-migration.sql
     """
-    from .sql import migrate as migrations
+    _shown(functools.partial(_print_migration, config), commands.migrate, config, sql=sql, down=down)
 
-    if sql:
-        click.echo(migrations.downgrade_sql(config) if down else migrations.upgrade_sql(config), nl=False)
+
+def _print_migration(config: Config, migration: commands.Migration) -> None:
+    if migration.sql is not None:
+        click.echo(migration.sql, nl=False)
         return
     where = f"{config.source.table!r} in {_short_url(config)}"
-    if down:
-        migrations.downgrade(config)
+    if migration.down:
         click.echo(f"removed the dedup triggers on {where}, dedup_outbox and dedup_match")
         return
-    migrations.upgrade(config)
     click.echo(f"dedup_outbox, its triggers on {where}, and dedup_match are up to date")
-    where_indexes = migrations.ensure_store_indexes(config)
-    click.echo(f"MongoDB indexes of database {config.store.database!r} in {where_indexes} are up to date")
+    if migration.indexes:
+        click.echo(f"MongoDB indexes of database {config.store.database!r} in {migration.indexes} are up to date")
 
 
 @main.command()
@@ -370,7 +311,10 @@ def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr, force=True)
     settings = WatchSettings(batch_size=batch_size, poll=poll, max_attempts=max_attempts, once=once)
-    totals = run_watch(config, settings)
+    _shown(_print_stopped, run_watch, config, settings)
+
+
+def _print_stopped(totals: Tally) -> None:
     click.echo(f"stopped: {totals.line()}", err=True)
 
 
@@ -409,20 +353,17 @@ def explain(config: Config, first: str, second: str, as_json: bool) -> None:
 
     Example: dedup-pipeline explain 1042 1187
     """
-    from .core.explain import explain_pair, render
-    from .jobs.incremental import open_incremental
-    from .sql.source import SqlSource
+    _shown(functools.partial(_print_explanation, as_json=as_json), commands.explain, config, first, second)
 
-    with SqlSource(config) as source:
-        a, b = (_source_row(config, row_id, source) for row_id in (first, second))
-    with open_incremental(config) as index:
-        around = index.decide({row[config.source.id_column]: index.probe(row) for row in (a, b)}).seen
-    explained = explain_pair(config, a, b, around)
-    ids = (a[config.source.id_column], b[config.source.id_column])
+
+def _print_explanation(explanation: commands.Explanation, as_json: bool) -> None:
+    from .core.explain import render
+
+    a, b = explanation.ids
     if as_json:
-        click.echo(json.dumps({"a": ids[0], "b": ids[1], **explained}, ensure_ascii=False, default=str))
+        click.echo(json.dumps({"a": a, "b": b, **explanation.reasons}, ensure_ascii=False, default=str))
     else:
-        click.echo(render(explained, ids))
+        click.echo(render(explanation.reasons, explanation.ids))
 
 
 @main.command()
@@ -442,9 +383,11 @@ def check(config: Config, row_id: str | None, text: str | None, mode: str, as_js
     """
     if (row_id is None) == (text is None):
         raise click.UsageError("give --id N or --text TEXT")
-    row = text if row_id is None else _source_row(config, row_id)
-    own_id = None if row_id is None else row[config.source.id_column]
-    matches = _with_index(config, lambda index: index.check(row, mode, exclude=own_id))
+    _shown(functools.partial(_print_check, mode=mode, as_json=as_json), commands.check, config,
+           row_id=row_id, text=text, mode=mode)
+
+
+def _print_check(matches: list[Match], mode: str, as_json: bool) -> None:
     if as_json:
         similar = [{"id": m.row, "distance": m.distance} for m in matches]
         click.echo(json.dumps({"mode": mode, "similar": similar}, ensure_ascii=False, default=str))
@@ -473,68 +416,31 @@ def add(config: Config, row_ids: tuple[str, ...], add_all: bool) -> None:
     """
     if bool(row_ids) == add_all:
         raise click.UsageError("give --id N (repeatable) or --all")
-    from .sql.source import SqlSource
+    _shown(functools.partial(_print_added, config), commands.add, config, None if add_all else row_ids)
 
-    with SqlSource(config) as source:
-        rows = [_source_row(config, i, source) for i in row_ids]
-        found = _with_index(config, lambda index: _add_rows(index, config, source, rows))
-    for added, matches in found.items():
+
+def _print_added(config: Config, added: commands.Added) -> None:
+    if added.written is not None:
+        click.echo(f"added {added.written:,} new or changed row(s) of {config.source.table}; their pairs are not in "
+                   f"dedup_match: `dedup-pipeline batch` files the rows and writes them (start `watch` after it)",
+                   err=True)
+    for row, matches in added.similar.items():
         for match in matches:
-            click.echo(f"{added}\t{match.row}\t{match.distance}")
-    click.get_current_context().exit(EXIT_SIMILAR if any(found.values()) else EXIT_OK)
+            click.echo(f"{row}\t{match.row}\t{match.distance}")
+    click.get_current_context().exit(EXIT_SIMILAR if any(added.similar.values()) else EXIT_OK)
 
 
-def _add_rows(index: Any, config: Config, source: Any, rows: list[dict]) -> dict:
-    """Add the given rows (checking each) or, with none given, every row."""
-    id_column = config.source.id_column
-    if rows:
-        return {row[id_column]: index.add_and_check(row[id_column], row) for row in rows}
-    written = index.add_many((row[id_column], row) for chunk in source.rows() for row in chunk)
-    click.echo(f"added {written:,} new or changed row(s) of {config.source.table}; their pairs are not in "
-               f"dedup_match: `dedup-pipeline batch` files the rows and writes them (start `watch` after it)", err=True)
-    return {}
-
-
-def _source_row(config: Config, row_id: str, source: Any = None) -> dict:
-    """A row of the configured table by id, from `source` or a new connection."""
-    if source is None:
-        from .sql.source import SqlSource
-
-        with SqlSource(config) as source:
-            return _source_row(config, row_id, source)
-    row = source.row_by_written_id(row_id)
-    if row is None:
-        raise CliError(f"no row with {config.source.id_column} = {row_id} in {config.source.table!r}")
-    return row
-
-
-def _with_index(config: Config, use: Callable[[Any], Any]) -> Any:
-    """Open the incremental index (configured MongoDB, else the embedded one), call
-    `use(index)`."""
-    from .jobs.incremental import open_incremental
-
-    with open_incremental(config) as index:
-        return use(index)
-
-
-def _check_writable(path: str | None, option: str) -> None:
-    """Refuse an output file that cannot be created, before any work is done."""
-    if path is None:
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise CliError(f"{option} {path}: the folder {folder} does not exist; create it or write elsewhere")
-    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
-        raise CliError(f"{option} {path}: no permission to write there; choose another path")
-
-
-@contextlib.contextmanager
-def _writing(path: str, what: str, after: str = "") -> Iterator[None]:
-    """A failed write of `path` (a full disk, a folder gone) as one line."""
+def _shown(show: Callable[[Any], None], call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    """Call the command's library function and show what it returns; when it fails after
+    part of its work, show that part (the error's `done`) before `with_config` makes the
+    error a line."""
     try:
-        yield
-    except OSError as e:
-        raise CliError(f"cannot write {what} to {path}: {e.strerror or e}" + (f"; {after}" if after else "")) from None
+        result = call(*args, **kwargs)
+    except BaseException as e:
+        if hasattr(e, "done"):
+            show(e.done)
+        raise
+    show(result)
 
 
 def _short_url(config: Config) -> str:

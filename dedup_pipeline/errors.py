@@ -17,3 +17,14 @@ class DedupError(Exception):
 class StoreError(DedupError, RuntimeError):
     """MongoDB cannot be reached or refused a write, or holds no results yet; the message
     names the server."""
+
+
+class InputError(DedupError):
+    """Input or output a user can fix: a row id the table has not, a file that cannot be
+    read or written."""
+
+
+class UsageError(DedupError):
+    """Options that do not go together, or input that names nothing configured."""
+
+    exit_code = EXIT_CONFIG

@@ -16,7 +16,7 @@ from dedup_pipeline import cli
 from dedup_pipeline.sql import matchtable
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import ConfigError, load_config
-from dedup_pipeline.errors import DedupError, StoreError
+from dedup_pipeline.errors import DedupError, InputError, StoreError, UsageError
 from dedup_pipeline.core.features import FeatureError
 from dedup_pipeline.store.lock import LockHeld
 from dedup_pipeline.report.exports import export
@@ -228,9 +228,10 @@ def test_the_source_database_failing_while_batch_writes_dedup_match_is_one_line_
 
 
 def test_every_library_error_is_a_dedup_error_carrying_its_exit_code():
-    assert [(cls.__name__, cls.exit_code) for cls in (ConfigError, SourceError, StoreError, LockHeld, FeatureError)
-            if issubclass(cls, DedupError)] == [
-        ("ConfigError", 2), ("SourceError", 1), ("StoreError", 1), ("LockHeld", 1), ("FeatureError", 1)]
+    classes = (ConfigError, SourceError, StoreError, LockHeld, FeatureError, InputError, UsageError)
+    assert [(cls.__name__, cls.exit_code) for cls in classes if issubclass(cls, DedupError)] == [
+        ("ConfigError", 2), ("SourceError", 1), ("StoreError", 1), ("LockHeld", 1), ("FeatureError", 1),
+        ("InputError", 1), ("UsageError", 2)]
 
 
 def test_a_report_before_any_batch_is_a_store_error_for_a_library_caller(run):

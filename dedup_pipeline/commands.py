@@ -1,0 +1,329 @@
+"""The commands as a library: one function per command of `dedup-pipeline` (cli.py), each
+taking the validated Config and the command's options, doing the whole command and
+returning what it did, for the command line to print or for any program to use.
+
+What a user can fix is raised as a DedupError. A command failing after part of its work
+(the batch stored, then its fingerprints file not written) lets the error through with
+that part's result as the error's `done`, so that a caller can report it first. Each
+function imports what it uses when called: `fingerprint` does not wait for the drivers."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import functools
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, NamedTuple
+
+from .errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .jobs.batch import BatchResult
+    from .jobs.incremental import Match
+    from .jobs.spark import SparkResult
+    from .sql.source import SqlSource
+
+Progress = Callable[[int], ContextManager[Callable[[int], None]]]  # rows to read -> a context giving advance(n)
+
+
+def _quiet(total: int) -> ContextManager[Callable[[int], None]]:
+    """No progress shown."""
+    return contextlib.nullcontext(lambda n: None)
+
+
+@dataclass
+class Batch:
+    """What `batch` did: the engine's result (jobs.batch.BatchResult or jobs.spark.SparkResult),
+    and the CSV file of every row's fingerprint it wrote, if any."""
+
+    result: BatchResult | SparkResult
+    fingerprints: str | None = None
+
+
+def batch(config: Config, *, engine: str = "local", out: str | None = None, processes: int | None = None,
+          algorithm: str = "blocks", master: str | None = None, partitions: int | None = None,
+          progress: Progress = _quiet) -> Batch:
+    """集中处理 on `engine` (local, spark): every row's pairs and groups stored, and with `out`
+    each row's id and hex fingerprint written as CSV. `progress` is called with the rows to
+    read, and what it returns entered once the store is open."""
+    from .jobs.batch import check_algorithm
+    from .sql.source import SqlSource
+    from .store.index import open_store
+
+    check_algorithm(config, algorithm)
+    if engine == "spark" and out:
+        raise UsageError("--out (fingerprints) is for --engine local")
+    _check_writable(out, "--out")
+    run = _engine(engine, processes=processes, algorithm=algorithm, master=master, partitions=partitions)
+    with SqlSource(config) as source:
+        reading = progress(source.count())
+    with open_store(config) as store, reading as advance:
+        result = run(config, store, advance)
+    if out:
+        with _carrying(Batch(result)), _writing(out, "the fingerprints", "the batch's results are stored all the same"):
+            _write_fingerprints(out, config.source.id_column, result)
+    return Batch(result, out)
+
+
+def _engine(engine: str, *, processes: int | None, algorithm: str, master: str | None,
+            partitions: int | None) -> Callable[..., BatchResult | SparkResult]:
+    """The batch of `engine` with its options: (config, store, advance) -> its result."""
+    if engine == "spark":
+        from .jobs.spark import run_spark_batch
+
+        return functools.partial(run_spark_batch, master=master, partitions=partitions)
+    if engine == "local":
+        from .jobs.batch import run_batch
+
+        return functools.partial(run_batch, processes=processes, algorithm=algorithm)
+    raise UsageError(f"engine {engine!r} is unknown; available: local, spark")
+
+
+def _write_fingerprints(path: str, id_column: str, result: BatchResult) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow([id_column, "fingerprint"])
+        writer.writerows((i, f"{int(fp):016x}") for i, fp in zip(result.ids, result.fingerprints))
+
+
+@dataclass
+class Report:
+    """What `report` wrote: `lines` (pairs, or rows of `groups`) to `out`, the HTML report to `html`."""
+
+    out: str | None = None
+    lines: int = 0
+    groups: bool = False
+    html: str | None = None
+
+
+def report(config: Config, *, out: str | None = None, fmt: str = "jsonl", groups: bool = False,
+           html: str | None = None, lang: str = "zh") -> Report:
+    """Export the last batch's pairs (or `groups`) to `out` as `fmt` (jsonl, csv), and/or
+    write the admin HTML report in `lang` (zh, en) to `html`."""
+    from .report.exports import export, write_html_report
+
+    if not out and not html:
+        raise UsageError("give --out FILE (pairs or groups) and/or --html FILE")
+    _check_writable(out, "--out")
+    _check_writable(html, "--html")
+    done = Report(groups=groups)
+    if out:
+        with _writing(out, "the export"):
+            done = Report(out, export(config, out, fmt, groups), groups)
+    if html:
+        with _carrying(done), _writing(html, "the report"):
+            write_html_report(config, html, lang)
+        done = dataclasses.replace(done, html=html)
+    return done
+
+
+class Filed(NamedTuple):
+    """What the scheme files one row under (core.explain.filed's entry), and the row's label."""
+
+    label: Any  # a CSV row's id (else its number); None for a text
+    entry: dict[str, Any]
+
+
+def fingerprint(config: Config, *, text: str | None = None, csv_path: str | None = None,
+                field_name: str | None = None, explain: bool = False) -> Iterator[Filed]:
+    """What the configured scheme files a `text` (as `field_name`, by default the first long
+    field) or each row of the CSV file `csv_path` under, row by row as it is read; `explain`
+    adds the features and weights, or the text a sketch compares."""
+    from .core.explain import filed
+
+    rows = _csv_rows(config, csv_path) if csv_path else iter([(None, _text_row(config, text, field_name))])
+    return (Filed(label, filed(config, [row], explain)[0]) for label, row in rows)
+
+
+def _text_row(config: Config, text: str | None, field_name: str | None) -> dict[str, Any]:
+    longs = [f.name for f in config.fields if f.role == "long"]
+    name = field_name or (longs[0] if longs else None)
+    if name is None or name not in {f.name for f in config.fields}:
+        raise UsageError(f"--field {name!r} is not a configured field; fields: "
+                         f"{', '.join(f.name for f in config.fields)}")
+    return {name: text}
+
+
+def _csv_rows(config: Config, path: str) -> Iterator[tuple[Any, dict]]:
+    """(label, row) of each row of a CSV file, fields of any length; a line the csv module
+    cannot read is named by file and line."""
+    reader = csv.DictReader(_utf8_lines(path))
+    known = {fl.name for fl in config.fields}
+    limit = csv.field_size_limit(CSV_FIELD_LIMIT)  # Python's default (131,072 characters) refuses a long text
+    try:
+        if not known & set(reader.fieldnames or ()):
+            raise UsageError(f"{path}: its header ({', '.join(reader.fieldnames or ())}) names "
+                             f"none of the configured fields ({', '.join(sorted(known))})")
+        for number, row in enumerate(reader, 1):
+            yield row.get(config.source.id_column, number), {k: v or None for k, v in row.items()}
+    except csv.Error as e:
+        raise InputError(f"{path}, line {reader.reader.line_num:,}: not valid CSV ({str(e).split(' - ')[0]}); quote "
+                         f"a field holding line breaks, or save the file as \"CSV UTF-8\"") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+CSV_FIELD_LIMIT = 2**31 - 1  # the largest a C long holds everywhere (Windows' is 32 bits)
+
+
+def _utf8_lines(path: str) -> Iterator[str]:
+    """The lines of a UTF-8 file (a BOM allowed), decoded one by one so that bytes in
+    another encoding are named by line and byte."""
+    offset = 0
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                yield line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(f"{path}, line {number} (byte {offset + e.start + 1:,} of the file): not UTF-8 "
+                                 f"({e.reason}); save the file as UTF-8 (in Excel: \"CSV UTF-8\")") from None
+            offset += len(line)
+
+
+@dataclass
+class Configuration:
+    """What `config` shows: the effective settings (passwords masked, the file they came from
+    as `config_file`), and with `check` the rows of the table."""
+
+    settings: dict[str, Any]
+    rows: int | None = None
+
+
+def configuration(config: Config, *, check: bool = False) -> Configuration:
+    """The effective configuration; with `check`, the configured table is read (its id
+    column and every field) and its rows counted."""
+    shown = Configuration({"config_file": config.path, **config.masked()})
+    if not check:
+        return shown
+    from .sql.source import SqlSource
+
+    with _carrying(shown), SqlSource(config) as source:
+        return dataclasses.replace(shown, rows=source.count())
+
+
+@dataclass
+class Migration:
+    """What `migrate` did: the SQL for a DBA (`sql`, nothing applied), else applied the
+    upgrade or the `down`grade, and ensured MongoDB's indexes at `indexes`."""
+
+    down: bool = False
+    sql: str | None = None
+    indexes: str | None = None
+
+
+def migrate(config: Config, *, sql: bool = False, down: bool = False) -> Migration:
+    """Create (`down`: remove) dedup_outbox, its triggers on the configured table and
+    dedup_match, and MongoDB's indexes; with `sql`, only the SQL, for a DBA."""
+    from .sql import migrate as migrations
+
+    if sql:
+        return Migration(down, sql=migrations.downgrade_sql(config) if down else migrations.upgrade_sql(config))
+    if down:
+        migrations.downgrade(config)
+        return Migration(down)
+    migrations.upgrade(config)
+    with _carrying(Migration()):
+        return Migration(indexes=migrations.ensure_store_indexes(config))
+
+
+@dataclass
+class Explanation:
+    """Why two rows are (not) similar: their ids as the table has them, and the reasons
+    core.explain.explain_pair gives."""
+
+    ids: tuple[Any, Any]
+    reasons: dict[str, Any]
+
+
+def explain(config: Config, first: Any, second: Any) -> Explanation:
+    """Why the rows `first` and `second` of the configured table are (or are not) similar:
+    the decision over them and the stored rows around them."""
+    from .core.explain import explain_pair
+    from .jobs.incremental import open_incremental
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        a, b = (_source_row(config, source, row_id) for row_id in (first, second))
+    ids = (a[config.source.id_column], b[config.source.id_column])
+    with open_incremental(config) as index:
+        around = index.decide({row_id: index.probe(row) for row_id, row in zip(ids, (a, b))}).seen
+    return Explanation(ids, explain_pair(config, a, b, around))
+
+
+def check(config: Config, *, row_id: Any = None, text: str | None = None, mode: str = "all") -> list[Match]:
+    """The stored rows similar to the row `row_id` of the configured table (never itself),
+    else to a `text`: every one nearest first (mode all), or the nearest (exists)."""
+    from .jobs.incremental import open_incremental
+    from .sql.source import SqlSource
+
+    row: Any = text
+    if row_id is not None:
+        with SqlSource(config) as source:
+            row = _source_row(config, source, row_id)
+    with open_incremental(config) as index:
+        return index.check(row, mode, exclude=None if row_id is None else row[config.source.id_column])
+
+
+@dataclass
+class Added:
+    """What `add` did: each row added by id with the stored rows similar to it, or, adding
+    every row, how many were new or changed (`written`)."""
+
+    similar: dict[Any, list[Match]] = field(default_factory=dict)
+    written: int | None = None
+
+
+def add(config: Config, row_ids: Iterable[Any] | None = None) -> Added:
+    """File the rows `row_ids` of the configured table in the stored index, checking each,
+    or (None) every row; a changed row leaves its old blocks."""
+    from .jobs.incremental import open_incremental
+    from .sql.source import SqlSource
+
+    id_column = config.source.id_column
+    with SqlSource(config) as source:
+        rows = None if row_ids is None else [_source_row(config, source, i) for i in row_ids]
+        with open_incremental(config) as index:
+            if rows is None:
+                return Added(written=index.add_many((row[id_column], row) for chunk in source.rows() for row in chunk))
+            return Added({row[id_column]: index.add_and_check(row[id_column], row) for row in rows})
+
+
+def _source_row(config: Config, source: SqlSource, row_id: Any) -> dict[str, Any]:
+    """A row of the configured table by its id, as written on a command line or as a value."""
+    row = source.row_by_written_id(str(row_id))
+    if row is None:
+        raise InputError(f"no row with {config.source.id_column} = {row_id} in {config.source.table!r}")
+    return row
+
+
+def _check_writable(path: str | None, option: str) -> None:
+    """Refuse an output file that cannot be created, before any work is done."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"{option} {path}: the folder {folder} does not exist; create it or write elsewhere")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise InputError(f"{option} {path}: no permission to write there; choose another path")
+
+
+@contextlib.contextmanager
+def _writing(path: str, what: str, after: str = "") -> Iterator[None]:
+    """A failed write of `path` (a full disk, a folder gone) as one line."""
+    try:
+        yield
+    except OSError as e:
+        raise InputError(f"cannot write {what} to {path}: {e.strerror or e}" + (f"; {after}" if after else "")) from None
+
+
+@contextlib.contextmanager
+def _carrying(done: Any) -> Iterator[None]:
+    """An error from here on carries `done`, the result of the work before it."""
+    try:
+        yield
+    except BaseException as e:
+        e.done = done  # type: ignore[attr-defined]
+        raise
