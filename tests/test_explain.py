@@ -59,6 +59,14 @@ def test_a_pair_linked_through_a_third_row_is_explained_as_needing_that_link(run
     assert "reported only if a third row" in run("explain", str(a), str(b)).output
 
 
+def test_after_a_batch_a_pair_linked_through_a_third_row_is_explained_with_the_row_that_links_it(run):
+    a, b, distance = first_similar_pair("shingles", linked=True)
+    assert run("batch").exit_code == 0
+    explained = json.loads(run("explain", str(a), str(b), "--json").output)
+    assert explained["similar"] and explained["distance"] == distance and explained["linked_by"] not in (None, a, b)
+    assert f"linked by row {explained['linked_by']}" in run("explain", str(a), str(b)).output
+
+
 def test_a_pair_sharing_no_key_is_explained_as_needing_a_third_row_paired_with_both():
     config = sample_config("shingles")
     scheme = scheme_of(config)
