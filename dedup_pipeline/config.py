@@ -6,6 +6,7 @@ Every error says which key is wrong, what was found and what to write instead.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -26,6 +27,10 @@ ENV_SQL_URL = "DEDUP_SQL_URL"
 ENV_MONGO_URI = "DEDUP_MONGO_URI"
 ENV_CONFIG = "DEDUP_CONFIG"
 DEFAULT_DATA_DIR = "dedup-data"
+# Keys renamed, still read with a deprecation line: (section, old key) -> new key.
+RENAMED_KEYS = {("scheme", "edits"): "slips"}
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(DedupError, ValueError):
@@ -77,7 +82,7 @@ class SchemeConfig:
     containment: float = ShingleScheme.containment
     verbatim: float = ShingleScheme.verbatim
     verbatim_containment: float = ShingleScheme.verbatim_containment
-    edits: int = ShingleScheme.edits
+    slips: int = ShingleScheme.slips
     numbers: int = ShingleScheme.numbers
     submitter: tuple[str, ...] = ShingleScheme.submitter
     filed: str = ShingleScheme.filed
@@ -85,6 +90,14 @@ class SchemeConfig:
     bands: int = ShingleScheme.bands
     rows_per_band: int = ShingleScheme.rows_per_band
     corroborate: bool = ShingleScheme.corroborate
+
+    def stored(self) -> str:
+        """The dataclass's repr under the names before RENAMED_KEYS: what the scheme's settings
+        text holds (schemes.py). That text is stored with every batch and hashed into every
+        row's content hash, so a store built before a rename is used as it is, not rebuilt."""
+        old = {new: key for (section, key), new in RENAMED_KEYS.items() if section == "scheme"}
+        items = (f"{old.get(f, f)}={getattr(self, f)!r}" for f in self.__dataclass_fields__)
+        return f"{type(self).__name__}({', '.join(items)})"
 
 
 @dataclass(frozen=True)
@@ -143,7 +156,7 @@ MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would
 _RANGES = {
     ("fingerprint", "k"): (0, 32),
     ("scheme", "size"): (1, 8), ("scheme", "key_size"): (1, 8), ("scheme", "keys"): (1, 64),
-    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "edits"): (0, 100), ("scheme", "numbers"): (0, 100),
+    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "slips"): (0, 100), ("scheme", "numbers"): (0, 100),
     ("scheme", "days"): (0, 36_500),
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
 }
@@ -203,6 +216,7 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
 
 def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<built-in default>") -> Config:
     """A Config from parsed TOML and the environment, or a ConfigError saying what is wrong."""
+    data = _renamed(data, path)
     _no_unknown(data, set(_SECTIONS) | {"fields"}, "the top level")
     sections = {name: _section(data, name, cls) for name, cls in _SECTIONS.items() if name != "source"}
     if "source" not in data:
@@ -217,6 +231,21 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
                     report=sections["report"], path=path)
     _check(config)
     return config
+
+
+def _renamed(data: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """`data` under the current names: an old name is read as its new one, with one line on
+    stderr (a warning logged) saying so."""
+    data = dict(data)
+    for (name, old), new in RENAMED_KEYS.items():
+        section = data.get(name)
+        if not isinstance(section, dict) or old not in section:
+            continue
+        if new in section:
+            raise ConfigError(f"[{name}] sets both {old} and {new}: {old} is the old name of {new}; keep {new}")
+        data[name] = {(new if key == old else key): value for key, value in section.items()}
+        log.warning("%s: [%s] %s is now named %s; %s is still read, for now", path, name, old, new, old)
+    return data
 
 
 def _section(data: Mapping[str, Any], name: str, cls: type) -> Any:

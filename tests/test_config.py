@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from dedup_pipeline.config import ConfigError, load_config, mask_url, parse_config
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.core.weighting import Weighting
-from dedup_pipeline.core.schemes import block_scheme, featurizer
+from dedup_pipeline.core.schemes import block_scheme, featurizer, scheme_of, shingle_scheme
 
 EXAMPLE = Path(__file__).parent.parent / "config" / "example.toml"
 
@@ -183,6 +183,34 @@ def test_masked_settings_hide_secrets_from_the_environment():
     config = load_config(EXAMPLE, env={"DEDUP_SQL_URL": "mysql+pymysql://a:topsecret@h/d",
                                        "DEDUP_MONGO_URI": "mongodb://a:topsecret@h/"})
     assert "topsecret" not in repr(config.masked())
+
+
+def test_the_old_name_edits_is_read_as_slips_with_one_deprecation_line(caplog):
+    config = parse_config(minimal(scheme={"edits": 1}), {}, "old.toml")
+    assert shingle_scheme(config).slips == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        "old.toml: [scheme] edits is now named slips; edits is still read, for now"]
+
+
+def test_a_config_with_the_old_names_gives_the_scheme_settings_of_the_new_names(caplog):
+    old, new = (parse_config(minimal(scheme={key: 1}), {}) for key in ("edits", "slips"))
+    assert scheme_of(old).settings == scheme_of(new).settings
+
+
+def test_the_scheme_settings_keep_the_text_stores_were_built_with_before_the_renames():
+    # stored with every batch and hashed into every row's content hash: a new text would
+    # make every store refuse checks until rebuilt
+    config = parse_config(minimal(scheme={"slips": 1}), {})
+    assert scheme_of(config).settings == (
+        "(SchemeConfig(name='shingles', blocks=4, key_blocks=1, size=2, key_size=3, keys=4, threshold=0.3, "
+        "containment=0.7, verbatim=1.0, verbatim_containment=0.98, edits=1, numbers=2, submitter=(), filed='', "
+        "days=30, bands=14, rows_per_band=4, corroborate=True), "
+        "(Field(name='content', role='long', weight=None, encoding='utf-8'),))")
+
+
+def test_an_old_name_beside_its_new_name_is_refused():
+    with pytest.raises(ConfigError, match=r"\[scheme\] sets both edits and slips: edits is the old name of slips"):
+        parse_config(minimal(scheme={"edits": 1, "slips": 2}), {})
 
 
 @pytest.fixture

@@ -41,7 +41,7 @@ FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short
 COLUMNS = ["title", "name", "phone", "address", "category", "created_at", "content"]
 # who filed a row as evidence, as the default configuration; and another person's text a copy
 # only when it adds or removes text whole, so that the quality set has pairs only a third row links
-SUBMITTER = {"submitter": ["phone", "address"], "edits": 0, "numbers": 0}
+SUBMITTER = {"submitter": ["phone", "address"], "slips": 0, "numbers": 0}
 
 
 def petition_rows(count, start=0):
