@@ -62,7 +62,7 @@ def parallel_speedup(count: int) -> float:
     rows = [{"content": t} for t in documents(150, count)]
     chunks = [rows[i:i + CHUNK] for i in range(0, len(rows), CHUNK)]
     config = parse_config({"source": {"url": "sqlite://", "table": "t"}, "fields": {"content": "long"},
-                           "scheme": {"name": "blocks"}}, {})
+                           "scheme": {"name": "simhash"}}, {})
     timings = {}
     for processes in (1, os.cpu_count() or 1):
         start = time.perf_counter()

@@ -74,7 +74,7 @@ def synthetic(rows: int = 1_000_000, groups: int = 100_000, seed: int = 2015) ->
         data_rows[rid] = filler[rid % len(filler)]
     return ReportData(
         rows=data_rows, pairs=pairs, groups=group_ids, computed_at=dt.datetime(2026, 1, 1, 2, 30),
-        settings={"scheme": "blocks", "k": 3, "fields": {"title": "short, weight 2", "name": "short, weight 2",
+        settings={"scheme": "simhash", "k": 3, "fields": {"title": "short, weight 2", "name": "short, weight 2",
                                                           "content": "long, weight 1"}},
         rows_scanned=rows, date_column="created_at", category_column="category", text_column="content",
         short_columns=["title", "name", "phone"], labels={"title": "标题", "name": "姓名", "phone": "电话"})

@@ -294,10 +294,10 @@ def test_watch_once_drains_the_outbox_and_exits(petition, config_file, config, m
     assert_consistent(petition, config, mongo_db)
 
 
-def blocks_file(config_file):
+def simhash_file(config_file):
     """The worker's configuration with the paper's SimHash scheme instead of shingles."""
-    path = config_file.parent / "blocks.toml"
-    path.write_text(config_file.read_text(encoding="utf-8") + '[scheme]\nname = "blocks"\n', encoding="utf-8")
+    path = config_file.parent / "simhash.toml"
+    path.write_text(config_file.read_text(encoding="utf-8") + '[scheme]\nname = "simhash"\n', encoding="utf-8")
     return path
 
 
@@ -310,7 +310,7 @@ def test_watch_with_other_scheme_settings_than_the_live_batch_refuses_and_proces
     assert CliRunner().invoke(main, ["batch", "--processes", "1", "--config", str(config_file)]).exit_code == 0
     sql(petition, "DELETE FROM dedup_outbox")
     insert(petition, petition_rows(40, start=40))
-    result = CliRunner().invoke(main, ["watch", "--once", "--config", str(blocks_file(config_file))])
+    result = CliRunner().invoke(main, ["watch", "--once", "--config", str(simhash_file(config_file))])
     assert result.exit_code == 2 and REFUSAL in result.stderr and "stopped:" not in result.stderr
     assert sql(petition, "SELECT COUNT(*), SUM(attempts) FROM dedup_outbox WHERE done_at IS NULL")[0] == (50, 0)
 
@@ -320,7 +320,7 @@ def test_a_running_worker_stops_when_a_batch_with_other_scheme_settings_goes_liv
     worker.wait_for("watching petition")
     insert(petition, petition_rows(40))
     wait_until(lambda: pending(petition) == 0)
-    assert CliRunner().invoke(main, ["batch", "--processes", "1", "--config", str(blocks_file(config_file))]).exit_code == 0
+    assert CliRunner().invoke(main, ["batch", "--processes", "1", "--config", str(simhash_file(config_file))]).exit_code == 0
     insert(petition, petition_rows(4, start=40))
     assert worker.process.wait(timeout=30) == 2
     assert REFUSAL in worker.text().splitlines()[-1]

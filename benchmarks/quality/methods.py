@@ -79,17 +79,17 @@ TFIDF_LENGTH = {"weighting": "tfidf", "length": "minmax"}  # the seeds' best mea
 
 OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("default", {}),
-    ("paper: SimHash k=3 4x16", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+    ("paper: SimHash k=3 4x16", {"scheme": {"name": "simhash", "blocks": 4, "key_blocks": 1},
                                  "fingerprint": {"k": 3, **PAPER_TF}}),
-    ("SimHash k=6 8x8", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1},
+    ("SimHash k=6 8x8", {"scheme": {"name": "simhash", "blocks": 8, "key_blocks": 1},
                          "fingerprint": {"k": 6, **PAPER_TF}}),
-    ("SimHash content only k=3", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+    ("SimHash content only k=3", {"scheme": {"name": "simhash", "blocks": 4, "key_blocks": 1},
                                   "fingerprint": PAPER_TF,
                                   "fields": {f: "ignore" for f in ("title", "name", "phone", "address", "category")}}),
     # the seeds' weightings measured best (TF-IDF x word length; benchmarks/quality/weightings.py)
-    ("SimHash k=3 4x16, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+    ("SimHash k=3 4x16, TF-IDF x word length", {"scheme": {"name": "simhash", "blocks": 4, "key_blocks": 1},
                                                 "fingerprint": {"k": 3, **TFIDF_LENGTH}}),
-    ("SimHash k=6 8x8, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1},
+    ("SimHash k=6 8x8, TF-IDF x word length", {"scheme": {"name": "simhash", "blocks": 8, "key_blocks": 1},
                                                "fingerprint": {"k": 6, **TFIDF_LENGTH}}),
     # the options of the shingles scheme, one change from the default each
     ("shingles of 3 characters", {"scheme": {"size": 3}}),
@@ -137,9 +137,9 @@ WEIGHT_KEYS = ("noun_weight", "verb_weight", "marker_weight", "title_weight")
 def describe(config) -> str:
     """The settings that decide what ours reports: scheme, its parameters, the fields and roles."""
     sc = config.scheme
-    if sc.name == "blocks":
+    if sc.name == "simhash":
         fp = config.fingerprint
-        scheme = (f"blocks: SimHash k={fp.k}, {sc.blocks} blocks (keys of {sc.key_blocks}), "
+        scheme = (f"simhash: k={fp.k}, {sc.blocks} blocks (keys of {sc.key_blocks}), "
                   f"weighting={fp.weighting}, length={fp.length}"
                   + "".join(f", {key}={getattr(fp, key):g}" for key in WEIGHT_KEYS if getattr(fp, key) != 1.0))
     else:
