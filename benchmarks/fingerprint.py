@@ -17,13 +17,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.corpus import documents  # noqa: E402
 from dedup_pipeline.config import parse_config  # noqa: E402
 from dedup_pipeline.core.features import Featurizer, Field  # noqa: E402
 from dedup_pipeline.jobs.parallel import chunks_mapped  # noqa: E402
 from dedup_pipeline.core.schemes import Scheme, scheme_of  # noqa: E402
 from dedup_pipeline.core.simhash import fingerprint_many  # noqa: E402
 from dedup_pipeline.core.tokenize import cutter, tokenizer_name  # noqa: E402
+from testing.corpus import documents  # noqa: E402
 
 FIELDS = [Field("content", "long")]
 CHUNK = 2000

@@ -25,9 +25,9 @@ from pymongo import monitoring
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.corpus import news_sentences, reviews  # noqa: E402
 from dedup_pipeline.config import parse_config  # noqa: E402
 from dedup_pipeline.jobs.incremental import open_incremental  # noqa: E402
+from testing.corpus import news_sentences, reviews  # noqa: E402
 
 
 class Commands(monitoring.CommandListener):

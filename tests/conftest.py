@@ -1,5 +1,5 @@
 """Shared fixtures: a real MongoDB wire-protocol server (embedded SecantusDB) and a real
-MariaDB (Debian's mariadb-server, managed by benchmarks/mariadb.py)."""
+MariaDB (Debian's mariadb-server, managed by testing/mariadb.py)."""
 
 import uuid
 
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 
 from dedup_pipeline.store.embedded import EmbeddedMongo
-from benchmarks.data import MariaDB
+from testing.mariadb import MariaDB
 
 
 @pytest.fixture(scope="session")

@@ -13,10 +13,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from benchmarks.data import synthetic
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.report.render import (ReportData, diff_segments, groups_table, pairs_table, render_html,
                                    write_csv, write_jsonl)
+from testing.report_data import synthetic
 
 PAYLOADS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
             "</script><script>window.__xss=1</script>", "\"><svg onload=alert(1)>", "{{ 7*7 }}&amp;"]

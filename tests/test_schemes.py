@@ -1,5 +1,5 @@
 """Batch and incremental give the same answers, with either scheme, on the labelled quality
-set (benchmarks/quality): rows added one by one, each checked against those before it,
+set (testing/labelled.py): rows added one by one, each checked against those before it,
 find exactly the pairs the batch finds (pairs a row links through itself included), on a
 real MongoDB-protocol server."""
 
@@ -7,11 +7,11 @@ import tomllib
 
 import pytest
 
-from benchmarks.data import generate
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.store.index import MongoStore
+from testing.labelled import generate
 
 
 def config_with(scheme):

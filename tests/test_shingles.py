@@ -7,11 +7,11 @@ from datetime import date, datetime
 import numpy as np
 import pytest
 
-from benchmarks.data import documents
 from dedup_pipeline.core.features import Field
 from dedup_pipeline.core.corroboration import corroborated, neighbours
 from dedup_pipeline.core.shingles import (Differences, ShingleScheme, Sets, candidates, differences, filed_day,
                                          overlap, overlap_pairs, shingle_hashes)
+from testing.corpus import documents
 
 FIELDS = [Field("name", "short"), Field("content", "long")]
 SCHEME = ShingleScheme(submitter=("name",))
@@ -252,7 +252,7 @@ def one_by_one(scheme, sketches):
 
 
 def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are_linked():
-    from benchmarks.data import generate
+    from testing.labelled import generate
 
     scheme = ShingleScheme(submitter=("phone", "address"))
     fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]

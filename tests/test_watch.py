@@ -21,7 +21,6 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 from sqlalchemy.dialects import mysql
 
-from benchmarks.data import generate
 from dedup_pipeline import killpoints
 from dedup_pipeline.sql import migrate
 from dedup_pipeline.jobs.batch import run_batch
@@ -33,7 +32,8 @@ from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.store.index import MongoStore, open_store
 from dedup_pipeline.jobs.watch import WatchSettings, watch
-from benchmarks.data import MongoProcess
+from testing.labelled import generate
+from testing.mongo_process import MongoProcess
 from tests.test_incremental import sample_rows
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",

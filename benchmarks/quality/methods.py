@@ -22,8 +22,8 @@ import numpy as np
 
 from dedup_pipeline.core.pairs import single_pass_pairs
 
-from . import shingles
-from .dataset import Dataset
+from testing import jaccard
+from testing.labelled import Dataset
 from .score import Score, normalized, score
 
 Pair = tuple[int, int]
@@ -215,7 +215,7 @@ def minhashes(rows: Rows, size: int, num_perm: int = 128) -> dict:
     """datasketch MinHash of each row's content shingles, by row id (rows with no text left out)."""
     from datasketch import MinHash
 
-    sets = [[s.encode("utf-8") for s in shingles.shingle_set(t, size)] for t in contents(rows)]
+    sets = [[s.encode("utf-8") for s in jaccard.shingle_set(t, size)] for t in contents(rows)]
     return {r["id"]: m for r, m, s in zip(rows, MinHash.bulk(sets, num_perm=num_perm), sets) if s}
 
 
@@ -250,7 +250,7 @@ def minhash_peer(threshold: float, size: int, verify: bool, tuned_on: str = "") 
 
 def jaccard_pairs(rows: Rows, t: float, size: int) -> set[Pair]:
     """Every pair whose content shingle Jaccard is >= t, computed exactly."""
-    i, j, _ = shingles.similar_pairs([shingles.shingle_set(x, size) for x in contents(rows)], t)
+    i, j, _ = jaccard.similar_pairs([jaccard.shingle_set(x, size) for x in contents(rows)], t)
     ids = np.array([r["id"] for r in rows])
     return set(zip(ids[i].tolist(), ids[j].tolist()))
 
@@ -311,7 +311,7 @@ def tune_jaccard(dev: Dataset, sizes: Iterable[int] = (2, 3, 4),
     ids = np.array([r["id"] for r in dev.rows])
     cands = []
     for size in sizes:
-        i, j, sim = shingles.similar_pairs([shingles.shingle_set(x, size) for x in contents(dev.rows)], min(ts))
+        i, j, sim = jaccard.similar_pairs([jaccard.shingle_set(x, size) for x in contents(dev.rows)], min(ts))
         for t in ts:
             keep = sim >= t - 1e-12
             cands.append(((t, size), f"{size}-grams, t={t:g}",

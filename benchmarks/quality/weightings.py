@@ -12,7 +12,7 @@ option.
 
 from __future__ import annotations
 
-from .dataset import Dataset
+from testing.labelled import Dataset
 from .methods import make_config, library_pairs
 from .sample import sample_scores
 from .score import score
