@@ -8,7 +8,8 @@ best variant of ours) are chosen by F1 on the dev set and reported on the test s
 the table; writes RESULTS.md on a full run (or to --out). `--methods weightings` prints only
 the table of the SimHash scheme's weightings (weightings.py) on dev, test and the sample. --sqlite also writes the test set
 as an SQLite table with a configuration for `dedup-pipeline batch --config`. Last line, for
-our default: precision=<p> recall=<r> f1=<f> best_peer=<name> best_peer_f1=<f> batch_s=<t>
+our default: precision=<p> recall=<r> f1=<f> best_peer_f1=<f> batch_s=<t> (the best peer named
+on the line before)
 """
 
 from __future__ import annotations
@@ -397,7 +398,8 @@ def print_last_line(results: list[Result]) -> None:
         s = ours_default.score
         fields += [f"precision={s.precision:.4f}", f"recall={s.recall:.4f}", f"f1={s.f1:.4f}"]
     if best:
-        fields += [f"best_peer={best.method.name.replace(' ', '_')}", f"best_peer_f1={best.score.f1:.4f}"]
+        print(f"best peer: {best.method.name}")
+        fields.append(f"best_peer_f1={best.score.f1:.4f}")
     if ours_default:
         fields.append(f"batch_s={ours_default.seconds:.2f}")
     print(" ".join(fields))
