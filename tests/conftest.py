@@ -87,7 +87,7 @@ SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "servers: starts a real MariaDB, MongoDB-protocol server, browser or "
-                                       "process (`pytest -m 'not servers'`: the fast tier, under a minute)")
+                                       "process (`pytest -m 'not servers'`: the fast tier, about two minutes)")
 
 
 def pytest_collection_modifyitems(items):
