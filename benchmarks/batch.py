@@ -3,7 +3,7 @@ into the embedded store, as a user runs it (the CLI in a subprocess), with each 
 
     python benchmarks/batch.py [--rows 50000]
 
-Rows come from the sample generator's templates (benchmarks/make_sample.py), a tenth of
+Rows come from the sample generator's templates (testing/make_sample.py), a tenth of
 them near-duplicates of earlier ones. The batch runs twice: the first fills an empty store,
 the second builds the next generation aside while the first stays live.
 Last line: rows= total_s= read_fingerprint_s= allpairs_s= groups_s= index_s= store_s=
@@ -25,7 +25,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.make_sample import COLUMNS, NEAR_DUPLICATES, TEMPLATES, near_duplicate, new_petition  # noqa: E402
+from testing.make_sample import COLUMNS, NEAR_DUPLICATES, TEMPLATES, near_duplicate, new_petition  # noqa: E402
 
 CONFIG = """[source]
 url = "sqlite:///{db}"

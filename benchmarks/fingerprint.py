@@ -17,13 +17,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.corpus import documents  # noqa: E402
 from dedup_pipeline.config import parse_config  # noqa: E402
 from dedup_pipeline.core.features import Featurizer, Field  # noqa: E402
 from dedup_pipeline.jobs.parallel import chunks_mapped  # noqa: E402
 from dedup_pipeline.core.schemes import Scheme, scheme_of  # noqa: E402
 from dedup_pipeline.core.simhash import fingerprint_many  # noqa: E402
 from dedup_pipeline.core.tokenize import cutter, tokenizer_name  # noqa: E402
+from testing.corpus import documents  # noqa: E402
 
 FIELDS = [Field("content", "long")]
 CHUNK = 2000
@@ -62,7 +62,7 @@ def parallel_speedup(count: int) -> float:
     rows = [{"content": t} for t in documents(150, count)]
     chunks = [rows[i:i + CHUNK] for i in range(0, len(rows), CHUNK)]
     config = parse_config({"source": {"url": "sqlite://", "table": "t"}, "fields": {"content": "long"},
-                           "scheme": {"name": "blocks"}}, {})
+                           "scheme": {"name": "simhash"}}, {})
     timings = {}
     for processes in (1, os.cpu_count() or 1):
         start = time.perf_counter()

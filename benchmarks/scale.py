@@ -3,7 +3,7 @@ text into the embedded store, as a user runs it (the CLI in a subprocess), then 
 1% of the rows changed; with each phase's time, peak memory, the store's size on disk and the
 MongoDB work (round trips, documents written); and the datasketch peer on the first 100,000.
 
-    python benchmarks/scale.py [--rows 1000000] [--seed 7] [--keep DIR] [--skip-peer]
+    python benchmarks/scale.py [--rows 1000000] [--seed 7] [--keep DIR] [--skip-peer] [--peer-rows 100000]
     python benchmarks/scale.py --rows 1000000 --generate-only   # time the table alone
 
 The table (benchmarks/scale_data.py): People's Daily text in runs of 40 to 600 characters,
@@ -15,16 +15,17 @@ documents each writes, by collection, and records the peak RSS of the process, w
 the embedded server, and of its worker processes. Between the runs 0.6% of the rows get a
 new content (half an edit of their own, half a new text), 0.2% are deleted and 0.2% added.
 
-The peer: datasketch MinHashLSH (threshold 0.5, 128 permutations) over character 2-shingles
+The peer: datasketch MinHashLSH, on the first `--peer-rows` rows (threshold 0.5, 128 permutations) over character 2-shingles
 of the content normalized as the pipeline does (NFKC, lower case, no punctuation or spaces),
 MinHashes made with MinHash.bulk (sha1), inserted as they are (as LeanMinHash they were no
 faster), then every row queried; its time runs from the texts read to the last query. It
 runs after both batches, on the table as the second one read it: a batch started by this
 process after the peer's gigabytes would be counted (its peak RSS, from the fork) that large.
 
-Last line: rows= batch_s= rerun_s= peak_rss_mb= store_mb= docs_per_row= peer_datasketch_100k_s=
+Last line: rows= batch_s= rerun_s= peak_rss_mb= store_mb= docs_per_row= peer_rows= peer_datasketch_s=
 (wall seconds of the two batches, the larger peak RSS of the two, the store folder after
-the first, documents the first wrote per row, the peer's seconds; "skipped" when skipped).
+the first, documents the first wrote per row, the rows the peer read and its seconds; the
+peer's two left out when it is skipped).
 """
 
 from __future__ import annotations
@@ -180,6 +181,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", metavar="DIR", help="work in DIR (created) and keep it")
     parser.add_argument("--skip-peer", action="store_true", help="do not time datasketch")
+    parser.add_argument("--peer-rows", type=int, default=PEER_ROWS, help="the rows datasketch reads (the first)")
     parser.add_argument("--generate-only", action="store_true", help="time making the table, then stop")
     args = parser.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="dedup-scale-"))
@@ -214,16 +216,15 @@ def bench(args: argparse.Namespace, folder: Path) -> None:
                  f"{changes['added']:,} added", rerun, args.rows - changes["deleted"] + changes["added"], changed)
     # The peer last: a batch forked from this process after it would be counted (ru_maxrss)
     # as large as this process was at the fork.
-    peer = None if args.skip_peer else peer_datasketch(db, PEER_ROWS)
+    peer = None if args.skip_peer else peer_datasketch(db, args.peer_rows)
     if peer:
         print(f"\n== datasketch MinHashLSH over the first {peer['rows']:,} rows: {peer['total']:.1f} s "
               f"(MinHashes {peer['build']:.1f} s, insert {peer['insert']:.1f} s, query {peer['query']:.1f} s), "
               f"{peer['pairs']:,} candidate pairs")
     peak = max(first["peak_kb"], rerun["peak_kb"]) / 1024
-    peer_s = f"{peer['total']:.1f}" if peer else "skipped"
     print(f"rows={args.rows} batch_s={first['wall']:.1f} rerun_s={rerun['wall']:.1f} peak_rss_mb={peak:.0f} "
-          f"store_mb={store / 2**20:.0f} docs_per_row={sum(first['written'].values()) / args.rows:.2f} "
-          f"peer_datasketch_100k_s={peer_s}")
+          f"store_mb={store / 2**20:.0f} docs_per_row={sum(first['written'].values()) / args.rows:.2f}"
+          + (f" peer_rows={peer['rows']} peer_datasketch_s={peer['total']:.1f}" if peer else ""))
 
 
 if __name__ == "__main__":

@@ -33,9 +33,9 @@ from typing import Iterator
 
 import numpy as np
 
-from benchmarks import corpus
-from benchmarks import make_sample as ms
-from benchmarks.quality import dataset as ds
+from testing import corpus
+from testing import labelled as ds
+from testing import make_sample as ms
 
 COLUMNS = ["id", "title", "name", "phone", "address", "category", "created_at", "content"]
 PIECE = 24  # characters: a piece is never more than about 60% of the shortest content

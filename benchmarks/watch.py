@@ -3,7 +3,7 @@ rate, and catch-up on a backlog.
 
     python benchmarks/watch.py [--rate 100] [--seconds 30] [--base 20000] [--backlog 50000]
                                [--resubmit 0] [--batch-size 200] [--poll 0.05]
-                               [--scheme shingles|blocks] [--set KEY=VALUE]
+                               [--scheme shingles|simhash] [--set KEY=VALUE]
 
 A MariaDB (Debian's mariadbd, started as the tests start it) holds a `petition` table of
 `--base` rows (real Chinese text: two random People's Daily lines each, about 190
@@ -48,10 +48,10 @@ import pymysql
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from benchmarks.corpus import news_sentences  # noqa: E402
 from benchmarks.counting import counted  # noqa: E402
-from benchmarks.mariadb import MariaDB  # noqa: E402
-from benchmarks.mongo_process import MongoProcess  # noqa: E402
+from testing.corpus import news_sentences  # noqa: E402
+from testing.mariadb import MariaDB  # noqa: E402
+from testing.mongo_process import MongoProcess  # noqa: E402
 
 COLUMNS = ["title", "name", "phone", "address", "category", "content"]
 SCHEME = '[scheme]\nsubmitter = ["phone", "address"]\n'  # as config/example.toml advises for this table

@@ -177,7 +177,7 @@ def _similar_means(config: Config) -> str:
     if config.shingles:
         s = config.scheme
         return (f"shingles: text similarity >= {s.threshold:g} (or {s.containment:.0%} contained) with a "
-                f"shared submitter, or another's copy: at most {s.edits} single character(s) and "
+                f"shared submitter, or another's copy: at most {s.slips} single character(s) and "
                 f"{s.numbers} number(s) changed, no word replaced" + (f", filed within {s.days} days" if s.filed else "")
                 + (", or linked through a third row" if s.corroborate else "") + "; distance = 1 - similarity")
     return f"SimHash distance <= {config.fingerprint.k} bits"

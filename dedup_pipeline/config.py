@@ -6,6 +6,7 @@ Every error says which key is wrong, what was found and what to write instead.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -26,6 +27,11 @@ ENV_SQL_URL = "DEDUP_SQL_URL"
 ENV_MONGO_URI = "DEDUP_MONGO_URI"
 ENV_CONFIG = "DEDUP_CONFIG"
 DEFAULT_DATA_DIR = "dedup-data"
+# [scheme] names changed, the old ones still read with a deprecation line: old -> new.
+RENAMED_KEYS = {"edits": "slips"}
+RENAMED_SCHEMES = {"blocks": "simhash"}
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(DedupError, ValueError):
@@ -60,13 +66,14 @@ class FingerprintConfig:
 
 
 
-SCHEMES = ("shingles", "blocks")
+SCHEMES = ("shingles", "simhash")
+SIMHASH_KEYS = ("blocks", "key_blocks")  # the [scheme] keys "simhash" reads; the others are the shingles'
 
 
 @dataclass(frozen=True)
 class SchemeConfig:
     name: str = "shingles"
-    # "blocks": SimHash fingerprints within k bits (seed 003)
+    # "simhash": SimHash fingerprints within k bits, filed by blocks (seed 003)
     blocks: int = 4
     key_blocks: int = 1
     # "shingles": character shingles confirmed by exact similarity; defaults in shingles.py
@@ -77,7 +84,7 @@ class SchemeConfig:
     containment: float = ShingleScheme.containment
     verbatim: float = ShingleScheme.verbatim
     verbatim_containment: float = ShingleScheme.verbatim_containment
-    edits: int = ShingleScheme.edits
+    slips: int = ShingleScheme.slips
     numbers: int = ShingleScheme.numbers
     submitter: tuple[str, ...] = ShingleScheme.submitter
     filed: str = ShingleScheme.filed
@@ -85,6 +92,16 @@ class SchemeConfig:
     bands: int = ShingleScheme.bands
     rows_per_band: int = ShingleScheme.rows_per_band
     corroborate: bool = ShingleScheme.corroborate
+
+    def stored(self) -> str:
+        """The dataclass's repr under the names before RENAMED_KEYS and RENAMED_SCHEMES: what
+        the scheme's settings text holds (schemes.py). That text is stored with every batch and
+        hashed into every row's content hash, so a store built before a rename is used as it
+        is, not rebuilt."""
+        old_key = {new: old for old, new in RENAMED_KEYS.items()}
+        old_name = {new: old for old, new in RENAMED_SCHEMES.items()}
+        values = {**asdict(self), "name": old_name.get(self.name, self.name)}
+        return f"SchemeConfig({', '.join(f'{old_key.get(k, k)}={v!r}' for k, v in values.items())})"
 
 
 @dataclass(frozen=True)
@@ -123,8 +140,13 @@ class Config:
         return self.scheme.name == "shingles"
 
     def masked(self) -> dict[str, Any]:
-        """The effective settings as plain data, with every password masked."""
+        """The effective settings as plain data, with every password masked: the scheme in use,
+        not the other scheme's settings (read and checked, they decide nothing)."""
         data = asdict(self)
+        if self.shingles:
+            del data["fingerprint"]
+        data["scheme"] = {key: value for key, value in data["scheme"].items()
+                          if key == "name" or (key in SIMHASH_KEYS) != self.shingles}
         data["source"]["url"] = mask_url(self.source.url)
         data["store"]["mongo_uri"] = mask_url(self.store.mongo_uri)
         data["fields"] = {f.name: {"role": f.role, "weight": f.effective_weight, "encoding": f.encoding}
@@ -143,7 +165,7 @@ MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would
 _RANGES = {
     ("fingerprint", "k"): (0, 32),
     ("scheme", "size"): (1, 8), ("scheme", "key_size"): (1, 8), ("scheme", "keys"): (1, 64),
-    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "edits"): (0, 100), ("scheme", "numbers"): (0, 100),
+    ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "slips"): (0, 100), ("scheme", "numbers"): (0, 100),
     ("scheme", "days"): (0, 36_500),
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
 }
@@ -203,6 +225,7 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
 
 def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<built-in default>") -> Config:
     """A Config from parsed TOML and the environment, or a ConfigError saying what is wrong."""
+    data = _renamed(data, path)
     _no_unknown(data, set(_SECTIONS) | {"fields"}, "the top level")
     sections = {name: _section(data, name, cls) for name, cls in _SECTIONS.items() if name != "source"}
     if "source" not in data:
@@ -217,6 +240,27 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
                     report=sections["report"], path=path)
     _check(config)
     return config
+
+
+def _renamed(data: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """`data` under the current names: an old name is read as its new one, with one line on
+    stderr (a warning logged) saying so."""
+    scheme = data.get("scheme")
+    if not isinstance(scheme, dict):
+        return data
+    scheme = dict(scheme)
+    for old, new in RENAMED_KEYS.items():
+        if old in scheme:
+            if new in scheme:
+                raise ConfigError(f"[scheme] sets both {old} and {new}: {old} is the old name of {new}; keep {new}")
+            scheme[new] = scheme.pop(old)
+            log.warning("%s: [scheme] %s is now named %s; %s is still read, for now", path, old, new, old)
+    name = scheme.get("name")
+    if isinstance(name, str) and name in RENAMED_SCHEMES:
+        scheme["name"] = RENAMED_SCHEMES[name]
+        log.warning('%s: [scheme] name = "%s" is now named "%s"; "%s" is still read, for now', path, name,
+                    scheme["name"], name)
+    return {**data, "scheme": scheme}
 
 
 def _section(data: Mapping[str, Any], name: str, cls: type) -> Any:
@@ -325,7 +369,7 @@ def _check(config: Config) -> None:
         raise ConfigError("[fields]: every field is \"ignore\"; give at least one a role short or long")
     if scheme.name == "shingles" and all(f.role != "long" for f in config.fields):
         raise ConfigError("[scheme] name = \"shingles\" compares the long fields, and [fields] has none: "
-                          "give the text column the role \"long\", or use name = \"blocks\"")
+                          "give the text column the role \"long\", or use name = \"simhash\"")
     missing = [name for name in scheme.submitter if name not in names]
     if missing:
         raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "

@@ -1,5 +1,5 @@
 """Shared fixtures: a real MongoDB wire-protocol server (embedded SecantusDB) and a real
-MariaDB (Debian's mariadb-server, managed by benchmarks/mariadb.py)."""
+MariaDB (Debian's mariadb-server, managed by testing/mariadb.py)."""
 
 import uuid
 
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 
 from dedup_pipeline.store.embedded import EmbeddedMongo
-from benchmarks.data import MariaDB
+from testing.mariadb import MariaDB
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +87,7 @@ SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "servers: starts a real MariaDB, MongoDB-protocol server, browser or "
-                                       "process (`pytest -m 'not servers'`: the fast tier, under a minute)")
+                                       "process (`pytest -m 'not servers'`: the fast tier, about two minutes)")
 
 
 def pytest_collection_modifyitems(items):

@@ -7,13 +7,13 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.data import documents
 from dedup_pipeline.sql import migrate
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.store.lock import LockHeld
 from dedup_pipeline.store.index import MongoStore, open_store
+from testing.corpus import documents
 
 ROWS = 300
 

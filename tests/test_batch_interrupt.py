@@ -9,8 +9,8 @@ import time
 
 import pytest
 import sqlalchemy as sa
+from testing.corpus import documents
 
-from benchmarks.data import documents
 
 pytestmark = pytest.mark.servers  # real servers or processes of their own
 

@@ -44,21 +44,21 @@ def test_fingerprint_of_a_text_argument_starts_with_16_hex_digits(run):
 
 def test_fingerprint_with_simhash_reads_stdin_and_matches_the_library(run, tmp_path):
     text = "小区物业乱收费，再次反映"
-    result = run("fingerprint", "--config", blocks_config(tmp_path), input=text)
-    config = load_config(blocks_config(tmp_path), env={})
+    result = run("fingerprint", "--config", simhash_config(tmp_path), input=text)
+    config = load_config(simhash_config(tmp_path), env={})
     assert result.output.splitlines()[0] == to_hex(fingerprint({"content": text}, featurizer(config)))
 
 
 def test_fingerprint_with_simhash_lists_the_block_keys_it_is_filed_under(run, tmp_path):
     text = "小区物业乱收费，再次反映"
-    result = run("fingerprint", "--config", blocks_config(tmp_path), text)
-    config = load_config(blocks_config(tmp_path), env={})
+    result = run("fingerprint", "--config", simhash_config(tmp_path), text)
+    config = load_config(simhash_config(tmp_path), env={})
     keys = block_scheme(config).keys(fingerprint({"content": text}, featurizer(config)))
     assert result.output.splitlines()[1] == "  keys (table:key): " + " ".join(f"{t}:{k:04x}" for t, k in keys)
 
 
 def test_fingerprint_explain_with_simhash_lists_features_and_weights(run, tmp_path):
-    result = run("fingerprint", "--config", blocks_config(tmp_path), "--explain", "物业乱收费，物业不管")
+    result = run("fingerprint", "--config", simhash_config(tmp_path), "--explain", "物业乱收费，物业不管")
     assert re.search(r"^\s+2\s+content\s+物业$", result.output, re.M)
 
 
@@ -115,6 +115,17 @@ def test_config_prints_effective_settings_with_passwords_masked(run, monkeypatch
     assert "hunter22" not in result.output
 
 
+def test_a_configuration_with_old_names_works_and_says_so_in_one_line_each_on_stderr(tmp_path):
+    old = tmp_path / "old.toml"
+    old.write_text(default_config_text().replace('name = "shingles"', 'name = "blocks"\nedits = 2'), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "dedup_pipeline", "config", "--config", str(old)],
+                            capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout)["scheme"] == {"name": "simhash", "blocks": 4, "key_blocks": 1}
+    assert result.stderr.splitlines() == [
+        f"{old}: [scheme] edits is now named slips; edits is still read, for now",
+        f'{old}: [scheme] name = "blocks" is now named "simhash"; "blocks" is still read, for now']
+
+
 def test_a_configuration_error_exits_2_with_the_message(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[source]\nurl = "sqlite:///x.db"\ntable = "p"\n[fields]\ncontent = "long"\n'
@@ -164,15 +175,15 @@ def test_batch_refuses_to_overlap_a_running_batch(run):
     assert result.exit_code == 1 and "another batch is running (other:1" in result.output
 
 
-def blocks_config(folder):
+def simhash_config(folder):
     """The built-in configuration with the paper's SimHash scheme; returns its path."""
-    path = folder / "blocks.toml"
-    path.write_text(default_config_text().replace('name = "shingles"', 'name = "blocks"'), encoding="utf-8")
+    path = folder / "simhash.toml"
+    path.write_text(default_config_text().replace('name = "shingles"', 'name = "simhash"'), encoding="utf-8")
     return str(path)
 
 
 def test_single_pass_batch_finds_the_same_pairs_as_block_classification(run, tmp_path):
-    outputs, config = {}, blocks_config(tmp_path)
+    outputs, config = {}, simhash_config(tmp_path)
     for algorithm in ("blocks", "single-pass"):
         assert run("batch", "--config", config, "--algorithm", algorithm).exit_code == 0
         run("report", "--config", config, "--out", f"{algorithm}.jsonl")
@@ -182,4 +193,4 @@ def test_single_pass_batch_finds_the_same_pairs_as_block_classification(run, tmp
 
 def test_single_pass_batch_with_shingles_is_refused_as_a_configuration_error(run):
     result = run("batch", "--algorithm", "single-pass")
-    assert result.exit_code == 2 and "single-pass compares SimHash fingerprints" in result.stderr
+    assert result.exit_code == 2 and "SimHash fingerprints: set [scheme] name = \"simhash\"" in result.stderr

@@ -9,7 +9,7 @@ import pytest
 from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.core.schemes import scheme_of
-from tests.test_cli import blocks_config
+from tests.test_cli import simhash_config
 from tests.test_incremental import sample_rows
 
 
@@ -110,7 +110,8 @@ def test_check_needs_an_id_or_a_text(run, args):
 @pytest.mark.parametrize("command", [["check", "--text", "小区物业乱收费"], ["add", "--id", "1"], ["add", "--all"]])
 def test_check_and_add_with_other_scheme_settings_than_the_batch_refuse_saying_to_run_it(run, tmp_path, command):
     assert run("batch").exit_code == 0  # the built-in default: shingles
-    result = run(*command, "--config", blocks_config(tmp_path))
+    result = run(*command, "--config", simhash_config(tmp_path))
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    # the settings text keeps the name stores were built with before "simhash" (SchemeConfig.stored)
     assert "other scheme settings (name='shingles' there, 'blocks' here)" in result.stderr
     assert "run `dedup-pipeline batch` with this configuration first" in result.stderr

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from dedup_pipeline.config import ConfigError, load_config, mask_url, parse_config
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.core.weighting import Weighting
-from dedup_pipeline.core.schemes import block_scheme, featurizer
+from dedup_pipeline.core.schemes import block_scheme, featurizer, scheme_of, shingle_scheme
 
 EXAMPLE = Path(__file__).parent.parent / "config" / "example.toml"
 
@@ -78,6 +78,7 @@ def test_field_defaults_and_explicit_weights():
     (minimal(scheme={"blocks": 3}), r"blocks \(3\) must be greater than k \(3\).*use blocks = 4"),
     (minimal(fingerprint={"k": 5}), r"blocks \(4\) must be greater than k \(5\)"),
     (minimal(scheme={"name": "lsh"}), r"\[scheme\] name 'lsh' is unknown"),
+    (minimal(scheme={"name": ["blocks"]}), r"\[scheme\] name must be a string, got \['blocks'\]"),
     (minimal(fields={"content": "tokens"}), r"role 'tokens' is not one of short, long, ignore"),
     (minimal(fields={"content": {"role": "long", "weight": -1}}), r"weight must be a number from 0 to 1,000"),
     (minimal(fields={"content": {"role": "long", "weight": float("inf")}}),
@@ -90,7 +91,7 @@ def test_field_defaults_and_explicit_weights():
     (minimal(fingerprint={"k": 10**6}), r"\[fingerprint\] k must be from 0 to 32, got 1,000,000"),
     (minimal(batch={"chunk_size": 10**9}), r"\[batch\] chunk_size must be from 1 to 1,000,000"),
     (minimal(batch={"processes": 100_000}), r"\[batch\] processes must be from 0 to 256"),
-    (minimal(scheme={"name": "blocks", "blocks": 64, "key_blocks": 32}),
+    (minimal(scheme={"name": "simhash", "blocks": 64, "key_blocks": 32}),
      r"\[scheme\] blocks = 64 keyed 32 at a time make 1,832,624,140,942,590,534 tables; at most 1,000"),
     (minimal(fields={"content": {"role": "long", "encodng": "gbk"}}), r"unknown key encodng in \[fields\] content"),
     (minimal(fields={"content": {"encoding": "klingon"}}), r"unknown encoding 'klingon'"),
@@ -183,6 +184,53 @@ def test_masked_settings_hide_secrets_from_the_environment():
     config = load_config(EXAMPLE, env={"DEDUP_SQL_URL": "mysql+pymysql://a:topsecret@h/d",
                                        "DEDUP_MONGO_URI": "mongodb://a:topsecret@h/"})
     assert "topsecret" not in repr(config.masked())
+
+
+def test_the_old_name_edits_is_read_as_slips_with_one_deprecation_line(caplog):
+    config = parse_config(minimal(scheme={"edits": 1}), {}, "old.toml")
+    assert shingle_scheme(config).slips == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        "old.toml: [scheme] edits is now named slips; edits is still read, for now"]
+
+
+def test_the_old_scheme_name_blocks_is_read_as_simhash_with_one_deprecation_line(caplog):
+    config = parse_config(minimal(scheme={"name": "blocks"}), {}, "old.toml")
+    assert config.scheme.name == "simhash" and not config.shingles
+    assert [r.getMessage() for r in caplog.records] == [
+        'old.toml: [scheme] name = "blocks" is now named "simhash"; "blocks" is still read, for now']
+
+
+@pytest.mark.parametrize("old, new", [({"name": "blocks"}, {"name": "simhash"}), ({"edits": 1}, {"slips": 1})])
+def test_a_config_with_the_old_names_gives_the_scheme_settings_of_the_new_names(old, new):
+    old, new = (parse_config(minimal(scheme=names), {}) for names in (old, new))
+    assert scheme_of(old).settings == scheme_of(new).settings
+
+
+# The scheme's settings text is stored with every batch and hashed into every row's content
+# hash: a new text would make every store refuse checks, and rewrite every row, until rebuilt.
+BEFORE_THE_RENAMES = {  # the texts of these configurations before the renames
+    "shingles": "(SchemeConfig(name='shingles', blocks=4, key_blocks=1, size=2, key_size=3, keys=4, threshold=0.3, "
+                "containment=0.7, verbatim=1.0, verbatim_containment=0.98, edits=1, numbers=2, submitter=(), "
+                "filed='', days=30, bands=14, rows_per_band=4, corroborate=True), "
+                "(Field(name='content', role='long', weight=None, encoding='utf-8'),))",
+    "simhash": "(FingerprintConfig(bits=64, k=3, punctuation='space', tokenizer='auto', weighting='tf', length='none', "
+               "noun_weight=1.0, verb_weight=1.0, marker_weight=1.0, title_weight=1.0, title_field='title'), "
+               "SchemeConfig(name='blocks', blocks=4, key_blocks=1, size=2, key_size=3, keys=4, threshold=0.3, "
+               "containment=0.7, verbatim=1.0, verbatim_containment=0.98, edits=1, numbers=2, submitter=(), "
+               "filed='', days=30, bands=14, rows_per_band=4, corroborate=True), "
+               "(Field(name='content', role='long', weight=None, encoding='utf-8'),))",
+}
+
+
+@pytest.mark.parametrize("name", ["shingles", "simhash"])
+def test_the_scheme_settings_keep_the_text_stores_were_built_with_before_the_renames(name):
+    config = parse_config(minimal(scheme={"name": name, "slips": 1}), {})
+    assert scheme_of(config).settings == BEFORE_THE_RENAMES[name]
+
+
+def test_an_old_name_beside_its_new_name_is_refused():
+    with pytest.raises(ConfigError, match=r"\[scheme\] sets both edits and slips: edits is the old name of slips"):
+        parse_config(minimal(scheme={"edits": 1, "slips": 2}), {})
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from functools import cache
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from benchmarks.data import generate
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.store.index import MemoryStore
+from testing.labelled import generate
 from tests.test_matches import CONFIG, batch_relations, checked, linked_through_a_third
 
 

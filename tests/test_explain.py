@@ -9,10 +9,10 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.data import documents
 from dedup_pipeline.core.explain import explain_pair, render
 from dedup_pipeline.core.schemes import scheme_of
 from tests.test_incremental import sample_config, sample_rows
+from testing.corpus import documents
 
 
 def first_similar_pair(scheme_name, linked=False):

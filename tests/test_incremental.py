@@ -27,7 +27,7 @@ FP = 0xFFFF_0003_0002_0001
 K = 3
 
 
-def sample_config(scheme="blocks", **store):
+def sample_config(scheme="simhash", **store):
     """The built-in configuration (the bundled sample's fields) with this scheme and these
     [store] keys."""
     data = tomllib.loads(default_config_text())

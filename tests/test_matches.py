@@ -7,7 +7,6 @@ from functools import cache
 import numpy as np
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from benchmarks.data import generate
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.jobs.matches import MemoryMatches, apply
@@ -16,6 +15,7 @@ from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.core.decision import confirm, through_a_third
 from dedup_pipeline.core.shingles import SketchTable, candidates
 from dedup_pipeline.store.index import MemoryStore
+from testing.labelled import generate
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
           "category": "short", "content": "long", "created_at": "ignore"}

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from benchmarks.data import documents
 from tests.test_batch_interrupt import make_project
+from testing.corpus import documents
 
 pytestmark = pytest.mark.servers  # processes of their own
 

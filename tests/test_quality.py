@@ -1,5 +1,5 @@
-"""The quality benchmark's instrument (benchmarks/quality): the labelled generator is
-deterministic and its truth is guarded, the exact Jaccard search equals brute force, the
+"""The quality benchmark's instrument (benchmarks/quality, on testing/labelled.py): the labelled
+generator is deterministic and its truth is guarded, the exact Jaccard search equals brute force, the
 scorer gives hand-computed figures, and every method runs on a tiny set."""
 
 import sqlite3
@@ -7,11 +7,12 @@ from datetime import datetime
 
 import pytest
 
-from benchmarks.quality import dataset as dsmod
-from benchmarks.quality import methods, options, shingles, weightings
-from benchmarks.quality.dataset import GUARD, Dataset, Row, generate
+from benchmarks.quality import methods, options, weightings
 from benchmarks.quality.score import INDIRECT, components, score
 from dedup_pipeline.core.schemes import featurizer
+from testing import jaccard
+from testing import labelled as dsmod
+from testing.labelled import GUARD, Dataset, Row, generate
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +57,9 @@ def test_another_persons_edited_copy_has_another_submitter_and_another_text(smal
 
 def test_no_row_reaches_the_guard_jaccard_with_a_row_of_another_group(small):
     ids = [r["id"] for r in small.rows]
-    sets = [shingles.shingle_set(r["content"]) for r in small.rows]
+    sets = [jaccard.shingle_set(r["content"]) for r in small.rows]
     group_of = {x: n for n, g in enumerate(small.groups) for x in g}
-    close = shingles.brute_force_pairs(sets, GUARD)
+    close = jaccard.brute_force_pairs(sets, GUARD)
     assert close, "the set has near-duplicates at all"
     for i, j in close:
         a, b = ids[i], ids[j]
@@ -80,16 +81,16 @@ def test_the_guard_drops_an_unrelated_row_that_copies_another_rows_text():
 
 @pytest.mark.parametrize("t", [0.2, 0.4, 0.75, 1.0])
 def test_exact_jaccard_search_equals_brute_force(small, t):
-    sets = [shingles.shingle_set(r["content"]) for r in small.rows[:300]]
+    sets = [jaccard.shingle_set(r["content"]) for r in small.rows[:300]]
     sets += [frozenset(), frozenset(["ab"])]
-    i, j, sim = shingles.similar_pairs(sets, t)
-    assert set(zip(i.tolist(), j.tolist())) == shingles.brute_force_pairs(sets, t)
-    assert all(abs(s - shingles.jaccard(sets[a], sets[b])) < 1e-9 for a, b, s in zip(i, j, sim))
+    i, j, sim = jaccard.similar_pairs(sets, t)
+    assert set(zip(i.tolist(), j.tolist())) == jaccard.brute_force_pairs(sets, t)
+    assert all(abs(s - jaccard.jaccard(sets[a], sets[b])) < 1e-9 for a, b, s in zip(i, j, sim))
 
 
 def test_shingles_ignore_width_punctuation_and_spaces():
-    assert shingles.shingle_set("再次反映：１２３元，  好") == shingles.shingle_set("再次反映:123元,好")
-    assert shingles.shingle_set("好") == frozenset(["好"]) and shingles.shingle_set("，") == frozenset()
+    assert jaccard.shingle_set("再次反映：１２３元，  好") == jaccard.shingle_set("再次反映:123元,好")
+    assert jaccard.shingle_set("好") == frozenset(["好"]) and jaccard.shingle_set("，") == frozenset()
 
 
 def tiny() -> Dataset:
@@ -136,8 +137,8 @@ def test_every_method_runs_on_a_tiny_set_and_exact_jaccard_is_precise_above_the_
         pairs, seconds = methods.timed(method, ds.rows)
         assert all(a < b and a in ids and b in ids for a, b in pairs), method.name
         assert seconds >= 0 and method.settings
-    jaccard = score(ds, methods.jaccard_peer(GUARD, 3).pairs(ds.rows))
-    assert jaccard.precision == 1.0 and jaccard.recall > 0.9
+    exact = score(ds, methods.jaccard_peer(GUARD, 3).pairs(ds.rows))
+    assert exact.precision == 1.0 and exact.recall > 0.9
 
 
 def test_tuning_picks_the_best_f1_on_the_dev_set():

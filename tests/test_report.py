@@ -7,14 +7,16 @@ import datetime as dt
 import json
 import re
 import time
+import tomllib
 from html import unescape
 from html.parser import HTMLParser
 
 import pytest
 
-from benchmarks.data import synthetic
+from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.report.render import (ReportData, diff_segments, groups_table, pairs_table, render_html,
                                    write_csv, write_jsonl)
+from testing.report_data import synthetic
 
 PAYLOADS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
             "</script><script>window.__xss=1</script>", "\"><svg onload=alert(1)>", "{{ 7*7 }}&amp;"]
@@ -33,7 +35,7 @@ def data(rows=None, groups=None, pairs=None, **kwargs) -> ReportData:
     }
     defaults = dict(rows=rows, groups=groups or [[1, 2], [3, 4], [5]], pairs=pairs or [(1, 2, 3), (3, 4, 0)],
                     computed_at=dt.datetime(2026, 1, 2, 3, 4), rows_scanned=100,
-                    settings={"scheme": "blocks", "k": 3, "fields": {"title": {"role": "short", "weight": 2.0}}},
+                    settings={"scheme": "simhash", "k": 3, "fields": {"title": {"role": "short", "weight": 2.0}}},
                     date_column="created_at", category_column="category", text_column="content",
                     short_columns=["title", "name"], labels={"title": "标题"})
     return ReportData(**{**defaults, **kwargs})
@@ -110,13 +112,41 @@ def test_content_security_policy_allows_only_the_page_itself():
 def test_summary_charts_and_groups():
     html = render_html(data())
     for text in ["信访重复检测报告", "扫描行数", "100", "有相似行的行数", "4.00%", "重复组数", "2026-01-02 03:04",
-                 "blocks", "title: role=short, weight=2", "重复行数（按月）", "2025-03", "物业管理", "标题",
+                 "simhash", "title: role=short, weight=2", "重复行数（按月）", "2025-03", "物业管理", "标题",
                  "共 2 组，全部显示"]:
         assert text in html
     assert html.count('class="group"') == 2
     assert "Rows scanned" in render_html(data(), lang="en")
     with pytest.raises(ValueError, match="lang"):
         render_html(data(), lang="fr")
+
+
+def settings_panel(html: str) -> dict[str, list[str]]:
+    """The settings panel as shown: each heading with its lines."""
+    panel = re.search(r'<details class="settings" open>(.*?)</details>', html, re.S).group(1)
+    return {unescape(key): [unescape(line) for line in re.findall(r"<div>(.*?)</div>", lines)]
+            for key, lines in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", panel)}
+
+
+def shown_settings(name: str) -> dict[str, list[str]]:
+    """The panel of a report of a batch run with the built-in configuration and this scheme
+    (a batch stores Config.masked() as its settings)."""
+    toml = tomllib.loads(default_config_text())
+    config = parse_config({**toml, "scheme": {**toml["scheme"], "name": name}}, env={})
+    return settings_panel(render_html(data(settings=config.masked())))
+
+
+def test_the_settings_panel_of_shingles_shows_no_simhash_settings():
+    panel = shown_settings("shingles")
+    assert "fingerprint" not in panel
+    assert {"name: shingles", "threshold: 0.3", "slips: 3", "submitter: phone, address"} <= set(panel["scheme"])
+    assert not [line for line in panel["scheme"] if line.startswith(("blocks:", "key_blocks:"))]
+
+
+def test_the_settings_panel_of_simhash_shows_no_shingles_settings():
+    panel = shown_settings("simhash")
+    assert panel["scheme"] == ["name: simhash", "blocks: 4", "key_blocks: 1"]
+    assert "k: 3" in panel["fingerprint"]
 
 
 def test_differences_are_marked_against_the_first_row():

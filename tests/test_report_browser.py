@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 import websocket
 
-from benchmarks.data import synthetic
 from dedup_pipeline.config import load_config
 from dedup_pipeline.core.pairs import groups, similar_pairs
 from dedup_pipeline.report.render import ReportData, render_html
 from dedup_pipeline.core.simhash import fingerprint_many
 from dedup_pipeline.core.schemes import block_scheme, featurizer
+from testing.report_data import synthetic
 
 pytestmark = pytest.mark.servers  # real servers or processes of their own
 

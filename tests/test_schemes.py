@@ -1,5 +1,5 @@
 """Batch and incremental give the same answers, with either scheme, on the labelled quality
-set (benchmarks/quality): rows added one by one, each checked against those before it,
+set (testing/labelled.py): rows added one by one, each checked against those before it,
 find exactly the pairs the batch finds (pairs a row links through itself included), on a
 real MongoDB-protocol server."""
 
@@ -7,11 +7,11 @@ import tomllib
 
 import pytest
 
-from benchmarks.data import generate
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.store.index import MongoStore
+from testing.labelled import generate
 
 
 def config_with(scheme):
@@ -20,7 +20,7 @@ def config_with(scheme):
     return parse_config(data, env={})
 
 
-@pytest.mark.parametrize("name", ["shingles", "blocks"])
+@pytest.mark.parametrize("name", ["shingles", "simhash"])
 def test_rows_added_one_by_one_find_exactly_the_pairs_of_the_batch(name, mongo_db):
     rows = generate(1200, seed=11).rows
     config = config_with(name)
@@ -37,4 +37,4 @@ def test_rows_added_one_by_one_find_exactly_the_pairs_of_the_batch(name, mongo_d
             incremental[min(a, b), max(a, b)] = distance
     assert len(batch) > 50
     linked = [(a, b) for a, b in zip(i.tolist(), j.tolist()) if scheme.distance(probes[a], probes[b]) is None]
-    assert incremental == batch and (linked or name == "blocks")
+    assert incremental == batch and (linked or name == "simhash")

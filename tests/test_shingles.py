@@ -7,12 +7,12 @@ from datetime import date, datetime
 import numpy as np
 import pytest
 
-from benchmarks.data import documents
 from dedup_pipeline.core import decision
 from dedup_pipeline.core.features import Field
 from dedup_pipeline.core.decision import corroborated, neighbours
 from dedup_pipeline.core.shingles import (Differences, ShingleScheme, Sets, SketchTable, candidates, differences, filed_day,
                                          overlap, overlap_pairs, shingle_hashes)
+from testing.corpus import documents
 
 FIELDS = [Field("name", "short"), Field("content", "long")]
 SCHEME = ShingleScheme(submitter=("name",))
@@ -121,12 +121,12 @@ def test_another_persons_copy_with_a_typo_and_a_suffix_is_similar():
 SHORT = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开。"
 
 
-def test_another_persons_copy_with_slips_up_to_the_edit_budget_is_similar():
-    # the budget (`edits`: three single characters by default) counts characters, not a share of the text
+def test_another_persons_copy_with_slips_up_to_the_slip_budget_is_similar():
+    # the budget (`slips`: three single characters by default) counts characters, not a share of the text
     three = SHORT.replace("清运", "请运").replace("窗户", "窗护").replace("苍蝇", "仓蝇")
     assert similar(sketch(SHORT), sketch(three, name="李四"))
     assert not similar(sketch(SHORT), sketch(three.replace("臭味", "臭未"), name="李四"))
-    assert not similar(sketch(SHORT), sketch(three, name="李四"), ShingleScheme(submitter=("name",), edits=2))
+    assert not similar(sketch(SHORT), sketch(three, name="李四"), ShingleScheme(submitter=("name",), slips=2))
 
 
 def test_another_persons_copy_with_a_sentence_removed_and_a_suffix_added_is_similar():
@@ -267,7 +267,7 @@ def one_by_one(scheme, sketches):
 
 
 def test_pairs_of_the_generated_quality_set_are_the_candidates_that_score_or_are_linked():
-    from benchmarks.data import generate
+    from testing.labelled import generate
 
     scheme = ShingleScheme(submitter=("phone", "address"))
     fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]

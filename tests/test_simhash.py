@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from benchmarks.data import documents, reviews
 from dedup_pipeline.core.features import SEPARATOR, Featurizer, Field
 from dedup_pipeline.core.tokenize import cutter
 from dedup_pipeline.core.simhash import feature_hash, fingerprint, fingerprint_many, hamming
 from dedup_pipeline.core.weighting import Weighting
+from testing.corpus import documents, reviews
 
 FIELDS = [Field("title", "short"), Field("name", "short"), Field("content", "long")]
 
@@ -94,7 +94,7 @@ def test_mojibake_fingerprints_deterministically(featurizer):
 
 MEMORY_PROBE = """
 import resource, sys
-from benchmarks.data import news_sentences
+from testing.corpus import news_sentences
 from dedup_pipeline.core.features import Featurizer, Field
 from dedup_pipeline.core.tokenize import cutter
 from dedup_pipeline.core.simhash import fingerprint

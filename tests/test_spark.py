@@ -11,13 +11,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks.data import generate, write_sqlite
 from dedup_pipeline.store import results
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.spark import _bounds, run_spark_batch, shard_generation
 from dedup_pipeline.store.index import BLOCKS, MongoStore
+from testing.labelled import generate, write_sqlite
 
 ROWS = 6000
 
@@ -34,7 +34,7 @@ def spark():
 
 @pytest.fixture(scope="module")
 def quality(tmp_path_factory):
-    """The labelled quality set (benchmarks/quality) as an SQLite petition table."""
+    """The labelled quality set (testing/labelled.py) as an SQLite petition table."""
     rows = generate(ROWS, seed=11).rows
     return rows, write_sqlite(rows, tmp_path_factory.mktemp("quality") / "quality.sqlite")
 

@@ -6,9 +6,9 @@ import unicodedata
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from benchmarks.data import news_sentences, reviews
 from dedup_pipeline.core import text
 from dedup_pipeline.core.text import normalize, normalize_many
+from testing.corpus import news_sentences, reviews
 
 
 def test_full_width_letters_digits_and_spaces_fold_to_half_width():

@@ -2,9 +2,9 @@
 
 import rjieba
 
-from benchmarks.data import news_sentences, reviews
 from dedup_pipeline.core.text import normalize
 from dedup_pipeline.core.tokenize import cutter, jieba_cut, rjieba_cut, stop_words, tokenizer_name, words
+from testing.corpus import news_sentences, reviews
 
 
 def test_rjieba_gives_jiebas_tokens_on_normalized_real_documents():

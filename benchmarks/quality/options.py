@@ -122,13 +122,13 @@ def edited(p: Pair, edits: int) -> bool:
     return (p.smaller >= 8 and p.changed <= 2 * edits) or p.contained >= 0.98
 
 
-def copied(p: Pair, edits: int = 3, numbers: int = 2, days: float | None = 30, words: int = 0) -> bool:
+def copied(p: Pair, slips: int = 3, numbers: int = 2, days: float | None = 30, words: int = 0) -> bool:
     """The scheme's test (shingles.ShingleScheme.copied): the same text; or, filed within
-    `days` (None: dates not compared), the same as written, or aligned at most `edits` single
+    `days` (None: dates not compared), the same as written, or aligned at most `slips` single
     characters replaced, `numbers` numbers changed and `words` words of two or more
     characters replaced (texts of 9 or more characters)."""
-    slips, changed, replaced = p.aligned
-    aligned = p.letters >= 9 and slips <= edits and changed <= numbers and replaced <= words
+    slipped, changed, replaced = p.aligned
+    aligned = p.letters >= 9 and slipped <= slips and changed <= numbers and replaced <= words
     in_time = days is None or p.filed_apart <= days
     return p.identical or in_time and (p.jaccard >= 1.0 or p.contained >= 0.98 or aligned)
 
@@ -141,8 +141,8 @@ RULES: list[tuple[str, Callable[[Pair], bool] | tuple]] = [
      lambda p: p.jaccard >= 1.0 or p.contained >= 0.98 or copied(p)),
     ("aligned: numbers kept", lambda p: copied(p, numbers=0)),
     ("aligned: 1 number changed", lambda p: copied(p, numbers=1)),
-    ("aligned: 2 single characters", lambda p: copied(p, edits=2)),
-    ("aligned: 5 single characters", lambda p: copied(p, edits=5)),
+    ("aligned: 2 single characters", lambda p: copied(p, slips=2)),
+    ("aligned: 5 single characters", lambda p: copied(p, slips=5)),
     ("aligned: a word replaced too", lambda p: copied(p, words=1)),
     ("aligned: filed within 7 days", lambda p: copied(p, days=7)),
     ("aligned: filed within 90 days", lambda p: copied(p, days=90)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from benchmarks import make_sample as ms
+from testing import make_sample as ms
 
 from .score import components, grouped_counts, normalized, prf
 

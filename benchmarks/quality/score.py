@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .dataset import LENGTH_BUCKETS, Dataset, length_bucket
+from testing.labelled import LENGTH_BUCKETS, Dataset, length_bucket
 
 Pair = tuple[int, int]
 

@@ -1,6 +1,6 @@
 """The seeds' weightings of long text, measured on the SimHash scheme (issue 22).
 
-Each is the paper's scheme (`[scheme] name = "blocks"`, 4 blocks of 16 bits, k = 3) with the
+Each is the paper's scheme (`[scheme] name = "simhash"`, 4 blocks of 16 bits, k = 3) with the
 words of the content weighed otherwise (dedup_pipeline/weighting.py, [fingerprint] in
 config/example.toml), beside the paper's plain term frequency: on every configured field,
 and on the content alone (the other fields ignored), which separates the weighting of the
@@ -12,12 +12,12 @@ option.
 
 from __future__ import annotations
 
-from .dataset import Dataset
+from testing.labelled import Dataset
 from .methods import make_config, library_pairs
 from .sample import sample_scores
 from .score import score
 
-PAPER = {"name": "blocks", "blocks": 4, "key_blocks": 1}
+PAPER = {"name": "simhash", "blocks": 4, "key_blocks": 1}
 TF = {"weighting": "tf", "length": "none"}
 CONTENT_ONLY = {f: "ignore" for f in ("title", "name", "phone", "address", "category")}
 SEED_004 = {"weighting": "tfidf", "length": "minmax", "noun_weight": 2.0, "verb_weight": 2.0,
@@ -42,7 +42,7 @@ SCOPES = (("all fields", {}), ("content only", {"fields": CONTENT_ONLY}))
 
 
 def config_of(fingerprint: dict, scope: dict, k: int = 3):
-    """The paper's blocks scheme with these [fingerprint] options, on this scope of fields."""
+    """The paper's SimHash scheme with these [fingerprint] options, on this scope of fields."""
     return make_config({"scheme": PAPER, "fingerprint": {"k": k, **fingerprint}, **scope})
 
 

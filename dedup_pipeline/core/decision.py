@@ -174,7 +174,7 @@ def copied(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int =
     if min(len(a), len(b)) < rule.min_shingles + rule.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
         return False
     d = differences(a, b)
-    return d.words == 0 and d.slips <= rule.edits and d.numbers <= rule.numbers
+    return d.words == 0 and d.slips <= rule.slips and d.numbers <= rule.numbers
 
 
 def distances(rule: ShingleScheme, jaccard: np.ndarray) -> np.ndarray:

@@ -79,7 +79,7 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
             "filed": {"a": _day(pa.filed), "b": _day(pb.filed), "field": s.filed or None},
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
             "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,
-                           "verbatim_containment": s.verbatim_containment, "slips": s.edits, "numbers": s.numbers,
+                           "verbatim_containment": s.verbatim_containment, "slips": s.slips, "numbers": s.numbers,
                            "days": s.days if s.filed else None, "min_shingles": s.min_shingles},
             "text": {"a": ta, "b": tb}, "differences": _differences(ta, tb),
             "differences_within": DIFF_CHARS if max(len(ta), len(tb)) > DIFF_CHARS else None}

@@ -82,7 +82,7 @@ class Fingerprints:
 
     def __init__(self, config: Config):
         self.blocks, self.featurizer = block_scheme(config), featurizer(config)
-        self.settings = repr((config.fingerprint, config.scheme, config.fields))
+        self.settings = f"({config.fingerprint!r}, {config.scheme.stored()}, {config.fields!r})"
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[int]:
         return fingerprint_many(list(rows), self.featurizer).tolist() if rows else []
@@ -140,7 +140,7 @@ class Shingles:
     def __init__(self, config: Config):
         self.shingles, self.fields = shingle_scheme(config), config.fields
         self.links = self.shingles.corroborate
-        self.settings = repr((config.scheme, config.fields))
+        self.settings = f"({config.scheme.stored()}, {config.fields!r})"
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[Sketch]:
         return self.shingles.sketch_many(rows, self.fields)

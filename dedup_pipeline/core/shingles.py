@@ -33,7 +33,7 @@ submitter (the same value in one of the `submitter` fields, such as phone or add
 evidence, never enough alone), their texts must also be the same as written up to a copy's
 edits. Where two texts differ tells a copy from a form letter. A copy keeps the
 particulars: aligned with its source, it adds or removes text whole (a prefix, a suffix, a
-sentence), slips a character here and there (a typo: at most `edits` single characters
+sentence), slips a character here and there (a typo: at most `slips` single characters
 replaced) and may correct a number or two (`numbers`). A form letter filled in anew
 replaces its particulars: a name, a place, a company (a word of two or more characters
 replaced together, which no copy does), and its amounts and dates. And a copy is filed
@@ -117,7 +117,7 @@ class ShingleScheme:
     containment: float = 0.7
     verbatim: float = 1.0
     verbatim_containment: float = 0.98
-    edits: int = 3  # single characters another person's copy may have replaced in place (slips), aligned
+    slips: int = 3  # single characters another person's copy may have replaced in place, aligned
     numbers: int = 2  # numbers it may have changed (a corrected amount, a date)
     submitter: tuple[str, ...] = ()
     filed: str = ""  # the field holding the day a row was filed ("": none)

@@ -82,7 +82,7 @@ def check_algorithm(config: Config, algorithm: str) -> None:
         raise ConfigError(f"algorithm {algorithm!r} is unknown; available: {', '.join(ALGORITHMS)}")
     if algorithm == "single-pass" and config.shingles:
         raise ConfigError("--algorithm single-pass compares SimHash fingerprints: set [scheme] name = "
-                          "\"blocks\" to use it")
+                          "\"simhash\" to use it")
 
 
 def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,

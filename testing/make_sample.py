@@ -18,7 +18,7 @@ Columns: id,title,name,phone,address,category,created_at,content. Ids follow cre
 The output is the same on every run (random.Random(2015)); the kind of each generated row
 is printed in the summary, not written to the file.
 
-    python benchmarks/make_sample.py
+    python testing/make_sample.py
 """
 
 from __future__ import annotations

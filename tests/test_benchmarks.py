@@ -1,0 +1,61 @@
+"""Every benchmark runs as a user runs it (`python benchmarks/X.py`, from the checkout) at a
+small size and ends in its figures: a last line of key=value pairs, each value a number. A
+benchmark that nothing runs rots unseen (issue 29: allpairs.py crashed for weeks)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "benchmarks"
+
+# Each benchmark's command (after `python`) at a small size: seconds each on this machine.
+SMALL = {
+    "allpairs.py": ["benchmarks/allpairs.py", "--sizes", "20000", "--no-peers", "--sample", "32"],
+    "batch.py": ["benchmarks/batch.py", "--rows", "300"],
+    "copies.py": ["benchmarks/copies.py", "--rows", "400", "--copies", "40", "--repeat", "1"],
+    "fingerprint.py": ["benchmarks/fingerprint.py", "--rows", "200"],
+    "incremental.py": ["benchmarks/incremental.py", "--rows", "300", "--checks", "40"],
+    "quality": ["-m", "benchmarks.quality", "--rows", "300", "--methods", "ours: default,exact shingle Jaccard"],
+    "report.py": ["benchmarks/report.py", "--rows", "2000", "--groups", "200"],
+    "scale.py": ["benchmarks/scale.py", "--rows", "500", "--peer-rows", "500"],
+}
+# These need more than the fast tier gives: a MariaDB of their own, or Spark's JVM (30 s to start).
+IN_THE_SERVERS_TIER = {
+    "spark.py": ["benchmarks/spark.py", "--rows", "500"],
+    "watch.py": ["benchmarks/watch.py", "--rate", "20", "--seconds", "2", "--base", "100", "--backlog", "100"],
+}
+RUNS = [*(pytest.param(command, id=name) for name, command in SMALL.items()),
+        *(pytest.param(command, id=name, marks=pytest.mark.servers) for name, command in IN_THE_SERVERS_TIER.items())]
+
+
+def benchmarks() -> set[str]:
+    """The runnable benchmarks: each script with a main, and each package run with -m."""
+    scripts = {p.name for p in BENCHMARKS.glob("*.py") if 'if __name__ == "__main__":' in p.read_text("utf-8")}
+    return scripts | {p.parent.name for p in BENCHMARKS.glob("*/__main__.py")}
+
+
+def figures(line: str) -> dict[str, float]:
+    """A last line's key=value pairs, each value a number; ValueError when it is not that."""
+    pairs = [item.split("=", 1) for item in line.split()]
+    if not pairs or any(len(pair) != 2 or not pair[0] for pair in pairs):
+        raise ValueError(f"not key=value pairs: {line!r}")
+    return {key: float(value) for key, value in pairs}
+
+
+def test_every_benchmark_has_a_small_run_here():
+    assert benchmarks() == set(SMALL) | set(IN_THE_SERVERS_TIER)
+
+
+@pytest.mark.parametrize("command", RUNS)
+def test_the_benchmark_runs_at_a_small_size_and_ends_in_figures(command):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    done = subprocess.run([sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0 and lines, f"exit {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+    assert figures(lines[-1])
