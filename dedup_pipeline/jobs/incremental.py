@@ -18,6 +18,7 @@ from ..core.decision import Decided
 from ..core.features import SEPARATOR, value_text
 from ..core.pairs import copy_classes
 from ..core.schemes import scheme_of
+from ..sql.source import id_order
 from ..store.index import BlockStore, Record, batched, open_store
 
 MODES = ("exists", "all")
@@ -26,11 +27,14 @@ RESTORED = 20_000  # restored sketches kept
 
 
 class Looked(NamedTuple):
-    """A decision over stored rows: {(row, other): distance} of its pairs, and the probe of
-    every row it looked at."""
+    """A decision over stored rows: {(row, other): distance} of its pairs, the probe of every
+    row it looked at, the same pairs as the batch stores them (pairs.Similar.linked), and
+    the rows of each text of a probe that has copies, in id order."""
 
     pairs: dict[tuple, Any]
     seen: dict[Any, Any]
+    linked: dict[tuple, Any]
+    copies: list[list]
 
 
 class Match(NamedTuple):
@@ -101,7 +105,7 @@ class Incremental:
         until the centre holds no row not read. Each key is read once: the copies of a
         collective petition share theirs."""
         if not probes:
-            return Looked({}, {})
+            return Looked({}, {}, {}, [])
         seen = dict(probes)
         keys = {row: set(self.scheme.keys(p)) for row, p in probes.items()}
         looked: set = set()
@@ -114,10 +118,13 @@ class Incremental:
                     seen[row], keys[row] = self._restore(record), set(record.keys)
             looked |= wanted
             read.update(*ask.values())
-            ids = list(seen)
-            decided = self.scheme.decide([seen[row] for row in ids], np.array([row in probes for row in ids], bool))
+            ids = sorted(seen, key=id_order)  # a text's first row is the first in id order, as the batch's
+            focus = np.array([row in probes for row in ids], bool)
+            decided = self.scheme.decide([seen[row] for row in ids], focus)
             wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
-        return Looked(_pairs_of(decided, ids, probes), seen)
+        copies = [members.tolist() for members in copy_classes(decided.original) if focus[members].any()]
+        return Looked(_pairs_of(decided, ids, probes), seen, _linked(decided, ids, copies),
+                      [[ids[m] for m in members] for members in copies])
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""
@@ -184,6 +191,16 @@ def _pairs_of(decided: Decided, ids: list, probes: Mapping[Any, Any]) -> dict[tu
             for other in rows:
                 if other != row and (other, row) not in out:
                     out[row, other] = zero
+    return out
+
+
+def _linked(decided: Decided, ids: list, copies: list[list]) -> dict[tuple, Any]:
+    """The pairs decided as the batch stores them: each copy of a probe's text linked to the
+    first of them (the texts of the probes are whole in what was read: copies share keys)."""
+    i, j, d = decided.pairs
+    out = {(ids[a], ids[b]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
+    zero = d.dtype.type(0).item()
+    out.update(((ids[m], ids[members[0]]), zero) for members in copies for m in members[1:])
     return out
 
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
 from .. import killpoints
+from ..sql.source import id_order
 
 if TYPE_CHECKING:
-    from .incremental import Incremental
+    from .incremental import Incremental, Looked
 
 Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
 
@@ -88,7 +89,7 @@ def apply(index: Incremental, matches: Matches, present: Mapping[Any, Mapping[st
     removed = index.store.remove(index.table, list(absent)) if absent else 0
     killpoints.reached("apply.removed")
     looked = index.decide(probes)
-    found, moved = _linked_copies(index, looked.pairs, looked.seen, probes, orphans, rows)
+    found, moved = _linked_copies(looked, probes, orphans, index.scheme.identity)
     matches.forget_pairs(moved)
     matches.write((a, b, d) for (a, b), d in found.items())
     matched = _recheck(index, matches, found, probes)
@@ -126,33 +127,19 @@ def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> list[tup
     return out
 
 
-def _linked_copies(index: Incremental, found: dict[tuple, Any], seen: dict[Any, Any], probes: dict[Any, Any],
-                   orphans: list[tuple[int, set]], rows: Sequence) -> tuple[dict[tuple, Any], set[tuple]]:
-    """The pairs found, with rows of one text linked to the first of them rather than to
-    each other, as the batch stores them (pairs.Similar); and the links to forget: those
-    to a first row that a row of the batch now precedes. Copies whose first row changed
-    or went (`orphans`) are linked to the next. `seen`: the probes the pairs were found with."""
-    text = {row: index.scheme.identity(p) for row, p in seen.items()}
-    out, moved, copies = {}, set(), {}
-    for (a, b), distance in found.items():
-        if text.get(a) and text.get(a) == text.get(b):
-            for row, other in ((a, b), (b, a)):
-                if row in probes:
-                    copies.setdefault(row, {}).update({row: distance, other: distance})
-        else:
-            out[a, b] = distance
-    for row, mine in copies.items():
-        first = _first(mine)
-        if first != row:
-            out[row, first] = mine[first]
-            continue
-        out.update(((other, row), d) for other, d in mine.items() if other != row)
-        stored = set(mine) - set(probes)  # the batch's rows were unlinked before filing
-        if stored:
-            previous = _first(stored)
-            moved.update((other, previous) for other in stored - {previous})
+def _linked_copies(looked: Looked, probes: dict[Any, Any], orphans: list[tuple[int, set]],
+                   identity: Any) -> tuple[dict[tuple, Any], set[tuple]]:
+    """The pairs as the batch stores them (`looked.linked`, pairs.Similar.linked), and the
+    links to forget: those to a first row that a row of the batch now precedes. Copies whose
+    first row changed or went (`orphans`) are linked to the next."""
+    out, moved = dict(looked.linked), set()
+    for members in looked.copies:
+        stored = [m for m in members if m not in probes]  # the batch's rows were unlinked before filing
+        if members[0] in probes and stored:
+            moved.update((other, stored[0]) for other in stored[1:])
     for was, rest in orphans:
-        mine = {m for m in copies if text.get(m) == was}
+        mine = {m for members in looked.copies if identity(looked.seen[members[0]]) == was for m in members
+                if m in probes}
         if not rest or _first(rest | mine) in mine:
             continue  # a row of the batch of this text is the first now, and linked them
         first = _first(rest | mine)
@@ -213,4 +200,4 @@ def _ordered(pair: tuple) -> tuple:
 
 def _first(rows: set) -> Any:
     """The first of rows in id order, as the batch reads them: the one copies link to."""
-    return min(rows)
+    return min(rows, key=id_order)
