@@ -118,7 +118,7 @@ class Incremental:
                     seen[row], keys[row] = self._restore(record), set(record.keys)
             looked |= wanted
             read.update(*ask.values())
-            ids = sorted(seen, key=id_order)  # a text's first row is the first in id order, as the batch's
+            ids = sorted(seen, key=_id_order)  # a text's first row is the first in id order, as the batch's
             focus = np.array([row in probes for row in ids], bool)
             decided = self.scheme.decide([seen[row] for row in ids], focus)
             wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
@@ -192,6 +192,11 @@ def _pairs_of(decided: Decided, ids: list, probes: Mapping[Any, Any]) -> dict[tu
                 if other != row and (other, row) not in out:
                     out[row, other] = zero
     return out
+
+
+def _id_order(row: Any) -> tuple:
+    """Rows in id order, a text checked (None: no row) after them."""
+    return (True,) if row is None else (False, id_order(row))
 
 
 def _linked(decided: Decided, ids: list, copies: list[list]) -> dict[tuple, Any]:
