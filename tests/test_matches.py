@@ -27,22 +27,20 @@ POOL = 160
 ROWS = generate(1200, seed=11).rows[:POOL]
 
 
-def batch_pairs(table: dict) -> set:
-    """The pairs a batch over these rows stores, both ways."""
+def batch_pairs(table: dict, every: bool = False) -> set:
+    """The pairs a batch over these rows stores (or, `every`, relates: copies with each
+    other too), both ways."""
     ids = sorted(table)
     scheme = scheme_of(CONFIG)
-    i, j, _ = scheme.similar(scheme.probes([table[r] for r in ids])).linked()
+    similar = scheme.similar(scheme.probes([table[r] for r in ids]))
+    i, j, _ = similar.every_pair() if every else similar.linked()
     found = {(ids[a], ids[b]) for a, b in zip(i.tolist(), j.tolist())}
     return found | {(b, a) for a, b in found}
 
 
 def batch_relations(table: dict) -> set:
     """Every (row, other) a batch over these rows relates, copies with each other too."""
-    ids = sorted(table)
-    scheme = scheme_of(CONFIG)
-    i, j, _ = scheme.similar(scheme.probes([table[r] for r in ids])).every_pair()
-    found = {(ids[a], ids[b]) for a, b in zip(i.tolist(), j.tolist())}
-    return found | {(b, a) for a, b in found}
+    return batch_pairs(table, every=True)
 
 
 def checked(index: Incremental, table: dict) -> set:
