@@ -9,7 +9,7 @@ import pytest
 
 from dedup_pipeline.core import decision
 from dedup_pipeline.core.features import Field
-from dedup_pipeline.core.decision import corroborated, neighbours
+from dedup_pipeline.core.decision import linking, neighbours
 from dedup_pipeline.core.shingles import (Differences, ShingleScheme, Sets, SketchTable, candidates, differences, filed_day,
                                          overlap, overlap_pairs, shingle_hashes)
 from testing.corpus import documents
@@ -261,7 +261,7 @@ def one_by_one(scheme, sketches):
                 if (a, b) not in related:
                     related[a, b] = decision.relate(scheme, sketches[a], sketches[b])
     weak = [pair for pair, (score, evidence) in related.items() if score is not None and not evidence]
-    linked = corroborated(edges, weak) if scheme.corroborate else []
+    linked = [p for p in weak if linking(neighbours(edges), *p) is not None] if scheme.corroborate else []
     return {pair: round(1 - related[pair][0], 4) for pair, (score, evidence) in related.items()
             if score is not None and evidence} | {pair: round(1 - related[pair][0], 4) for pair in linked}
 

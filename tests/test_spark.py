@@ -3,7 +3,9 @@ batch's answers on the labelled quality set in SQLite, against the embedded Mong
 server: the same pairs, groups, block index and manifest, the same re-run accounting; and a
 machine without Java or PySpark gets a one-line message."""
 
+import os
 import sqlite3
+import subprocess
 import sys
 import tomllib
 from types import SimpleNamespace
@@ -15,11 +17,12 @@ from dedup_pipeline.store import results
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.core.schemes import scheme_of
-from dedup_pipeline.jobs.spark import _bounds, run_spark_batch, shard_generation
+from dedup_pipeline.jobs.spark import SparkError, _bounds, run_spark_batch, shard_generation
 from dedup_pipeline.store.index import BLOCKS, MongoStore
 from testing.labelled import generate, write_sqlite
 
 ROWS = 6000
+COPY_EVERY = 20  # every 20th row of the copies' table carries the text of row 22 (a group of 5)
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +67,31 @@ def both(spark, quality, mongo_client, mongo_uri):
         mongo_client.drop_database(f"test_spark_{engine}")
 
 
+@pytest.fixture(scope="module")
+def copies(spark, quality, tmp_path_factory, mongo_client, mongo_uri):
+    """The quality set in which every COPY_EVERY-th row carries the text of row 22 (299 copies of
+    one text, filed by as many people, a quarter of them with the phone of a row like it, some
+    sharing one), through the local batch and through Spark: (local, spark) results and databases."""
+    rows = [dict(row) for row in quality[0]]
+    by_id = {row["id"]: row for row in rows}
+    text, alike = by_id[22]["content"], [by_id[103]["phone"], by_id[128]["phone"], by_id[136]["phone"]]
+    copied = [row for row in rows if row["id"] % COPY_EVERY == 0]
+    for n, row in enumerate(copied):
+        row["content"] = text
+        row["phone"] = alike[n // 4 % 3] if n % 4 == 0 else copied[n - 1]["phone"] if n % 4 == 1 else row["phone"]
+    path = write_sqlite(rows, tmp_path_factory.mktemp("copies") / "copies.sqlite")
+    done = []
+    for engine in ("local", "spark"):
+        config = config_for(path, mongo_uri, f"test_spark_copies_{engine}")
+        mongo_client.drop_database(config.store.database)
+        store = MongoStore(mongo_client[config.store.database])
+        done.append((run_batch(config, store, processes=1) if engine == "local"
+                     else run_spark_batch(config, store, partitions=5), store.db))
+    yield done
+    for engine in ("local", "spark"):
+        mongo_client.drop_database(f"test_spark_copies_{engine}")
+
+
 def live_run(db):
     return results.pointer(db)["run"]
 
@@ -90,6 +118,13 @@ def test_spark_stores_the_groups_of_the_local_batch(both):
     (_, local_db), (_, spark_db) = both["local"], both["spark"]
     groups = results.read_groups(spark_db, live_run(spark_db))
     assert groups == results.read_groups(local_db, live_run(local_db)) and len(groups) > 50
+
+
+def test_spark_stores_the_pairs_and_groups_of_the_local_batch_with_hundreds_of_copies_of_one_text(copies):
+    (local, local_db), (spark, spark_db) = copies
+    assert spark.copies == local.copies >= ROWS // COPY_EVERY - 1
+    assert results.read_matches(spark_db, live_run(spark_db)) == results.read_matches(local_db, live_run(local_db))
+    assert results.read_groups(spark_db, live_run(spark_db)) == results.read_groups(local_db, live_run(local_db))
 
 
 def test_spark_files_the_block_index_manifest_and_row_documents_of_the_local_batch(both, quality):
@@ -153,6 +188,36 @@ def test_without_pyspark_the_spark_engine_says_in_one_line_what_to_install(run, 
     done = run("batch", "--engine", "spark")
     assert done.exit_code == 1 and "Traceback" not in done.output
     assert done.output.splitlines()[-1] == "Error: --engine spark needs PySpark: pip install 'dedup-pipeline[spark]'"
+
+
+def test_a_spark_task_that_fails_ends_the_batch_in_one_line_naming_its_error(spark, quality, mongo_db):
+    config = config_for(quality[1], "mongodb://127.0.0.1:9/", mongo_db.name)  # a MongoDB the executors cannot reach
+    with pytest.raises(SparkError) as failed:
+        run_spark_batch(config, MongoStore(mongo_db), partitions=2)
+    message = str(failed.value)
+    assert message.startswith("a Spark task failed: dedup_pipeline.errors.StoreError: cannot reach MongoDB at "
+                              "mongodb://127.0.0.1:9/") and "\n" not in message
+
+
+OUT_OF_MEMORY = """
+from dedup_pipeline.jobs.spark import SparkError, spark_session
+try:
+    with spark_session("local[1]") as spark:  # a record larger than the JVM's heap, made in an executor
+        spark.sparkContext.parallelize([0], 1).map(lambda _: b"x" * 700_000_000).collect()
+except SparkError as e:
+    print(e)
+"""
+
+
+@pytest.mark.servers  # a JVM of its own, with 512 MB
+def test_an_executor_out_of_memory_ends_the_job_in_one_line_saying_so_not_connection_refused(tmp_path):
+    env = {**os.environ, "PYSPARK_SUBMIT_ARGS": "--driver-memory 512m --conf spark.ui.enabled=false pyspark-shell"}
+    done = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    said = f"{done.stdout}{done.stderr[-3000:]}"
+    assert done.returncode == 0 and done.stdout.count("\n") == 1, said
+    assert done.stdout.startswith("Spark ran out of memory (java.lang.OutOfMemoryError"), said
+    assert "spark.driver.memory" in done.stdout and "Connection refused" not in done.stdout
 
 
 class Mongos:

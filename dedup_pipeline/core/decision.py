@@ -25,7 +25,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -186,23 +186,11 @@ def distances(rule: ShingleScheme, jaccard: np.ndarray) -> np.ndarray:
 def _links(edges: tuple[np.ndarray, np.ndarray, np.ndarray], a: np.ndarray, b: np.ndarray,
            original: np.ndarray, people: np.ndarray) -> np.ndarray:
     """For each pair (a[n], b[n]) without evidence, a third row that links it through two
-    `edges` (pairs sharing a key with evidence of their own: i, j, evidence), else -1. A copy
-    of a row is such a third row without being listed (copies never are): it matches the row
-    as written, and its submitter may be the row's. So (a, b) is linked by a copy c of b that
-    shares a submitter with a, or that matches a as written and shares b's submitter."""
+    `edges` (pairs sharing a key with evidence of their own: i, j, evidence), else -1."""
     near = neighbours(dict(zip(zip(*(x.tolist() for x in edges[:2])), edges[2].tolist())))
-    copied_rows = (np.bincount(original, minlength=len(original)) > 1)[original]
-
-    def through_a_copy(x: int, y: int) -> int:
-        for c, e in near.get(x, {}).items():
-            if c != y and copied_rows[c] and original[c] == original[y] and (
-                    e & SUBMITTER or e & WRITTEN and np.any((people[c] == people[y]) & (people[c] != 0))):
-                return c
-        return -1
-
-    out = [linking(near, x, y) for x, y in zip(a.tolist(), b.tolist())]
-    return np.array([c if c is not None else max(through_a_copy(x, y), through_a_copy(y, x))
-                     for c, x, y in zip(out, a.tolist(), b.tolist())], np.int64)
+    text = dict(enumerate(original.tolist()))
+    found = (linking(near, x, y, text, people) for x, y in zip(a.tolist(), b.tolist()))
+    return np.array([-1 if c is None else c for c in found], np.int64)
 
 
 def neighbours(edges: Mapping[tuple[Any, Any], int]) -> dict[Any, dict[Any, int]]:
@@ -214,19 +202,26 @@ def neighbours(edges: Mapping[tuple[Any, Any], int]) -> dict[Any, dict[Any, int]
     return out
 
 
-def linking(near: Mapping[Any, Mapping[Any, int]], a: Any, b: Any) -> Any:
-    """A third row paired with `a` by one kind of evidence and with `b` by the other, or None."""
+def linking(near: Mapping[Any, Mapping[Any, int]], a: Any, b: Any, text: Mapping[Any, int] | None = None,
+            people: Any = None) -> Any:
+    """The third row that links rows a and b, which have no evidence of their own, or None:
+    a row paired with one by its submitter and with the other as written (`near`: each row's
+    partners, by evidence of their own). A copy of a row is such a third row without being
+    its listed partner (copies never are): it matches the row as written, and its submitter
+    may be the row's. So a copy c of b links (a, b) when paired with a by its submitter, or
+    as written when c shares b's submitter (`text`: each row's text, 0 when blank; `people`:
+    each row's submitter hashes)."""
     near_a, near_b = near.get(a, {}), near.get(b, {})
-    if len(near_a) > len(near_b):
-        near_a, near_b = near_b, near_a
-    return next((c for c, e in near_a.items() if c in near_b and corroborates(e, near_b[c])), None)
-
-
-def corroborated(edges: Mapping[tuple[Any, Any], int], weak: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """The `weak` pairs that a third row links through two `edges` (pairs with evidence), for
-    an engine that holds edges by row id (Spark)."""
-    near = neighbours(edges)
-    return [(a, b) for a, b in weak if linking(near, a, b) is not None]
+    small, large = (near_a, near_b) if len(near_a) <= len(near_b) else (near_b, near_a)
+    third = next((c for c, e in small.items() if c in large and corroborates(e, large[c])), None)
+    if third is not None or text is None:
+        return third
+    for x, y in ((a, b), (b, a)):
+        for c, e in near.get(x, {}).items():
+            if c != y and text.get(y) is not None and text.get(c) == text[y] and (
+                    e & SUBMITTER or e & WRITTEN and bool(np.any((people[c] == people[y]) & (people[c] != 0)))):
+                return c
+    return None
 
 
 def through_a_third(i: np.ndarray, j: np.ndarray, original: np.ndarray, near_i: np.ndarray,

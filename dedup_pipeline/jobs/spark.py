@@ -10,18 +10,22 @@ persisted after the read) is joined by a co-partitioned union and never shuffled
    as batch.py's workers do), files the rows new or changed since the live manifest (whose
    (row, hash) pairs are shuffled to the partition of their row) and its part of the new
    manifest.
-2. keys: each (key, row) goes to the partition owning the key's bucket range, which writes
-   those buckets (store.write_buckets) and lists the rows sharing a key
-   (shingles.candidates); each candidate goes to its second row's partition.
+2. keys: each (key, row, identity of its text) goes to the partition owning the key's
+   bucket range, which writes those buckets (store.write_buckets) and lists the rows
+   sharing a key (shingles.candidates), never two of one text: n copies cost n, as in the
+   local batch; each candidate goes to its second row's partition.
 3. confirm: there the second rows' sketches are taken, once per destination whatever the
    number of pairs, to the first row's partition, where ShingleScheme.confirm decides all
    its candidates at once, as the local batch does.
 4. corroborate: a pair with similar text and no evidence goes to its first row's partition,
    where it picks up that row's confirmed pairs, then to its second row's, where that row's
-   are: corroboration.corroborated decides it there, seeing every edge it needs.
-5. driver: the pairs (about 0.3 a row) are collected; the groups are batch.py's connected
-   components (pairs.groups), and the pairs, groups and dedup_match are written and the
-   generation switched as batch.py does.
+   are: decision.linking decides it there, seeing every edge it needs, and a
+   copy of either row links it as the local batch's copies do (each row's text and
+   submitters travel with its pairs).
+5. driver: the rows whose text another row has (by a shuffle of the texts' identities) and
+   the pairs (about 0.3 a row) are collected; copies are linked to the first of their
+   text (pairs.Similar), the groups are batch.py's connected components (pairs.groups), and
+   the pairs, groups and dedup_match are written and the generation switched as batch.py does.
 
 No Spark import at module level: the CLI imports this to check that Spark can run.
 """
@@ -35,9 +39,10 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 import numpy as np
 import sqlalchemy as sa
@@ -50,7 +55,7 @@ from .batch import _groups, _replay
 from ..config import Config
 from ..errors import DedupError
 from ..store.lock import Lease
-from ..core.decision import confirm, corroborated, distances, through_a_third
+from ..core.decision import confirm, distances, linking, neighbours, through_a_third
 from .incremental import content_hash
 from ..core.schemes import Shingles, scheme_of, shingle_scheme
 from ..core.pairs import Similar, originals
@@ -61,6 +66,8 @@ from ..store.index import Held as StoreHeld
 
 ROWS_PER_PARTITION = 100_000  # the default partitions: at least this many rows each, 2 per core
 JAVA = 17  # PySpark 4 needs Java 17 or later
+OUT_OF_MEMORY = 52  # a Spark JVM's exit code after an OutOfMemoryError (SparkExitCode.OOM)
+JVM_EXIT_S = 30  # how long a JVM that is ending is given to exit
 PART_IDS = 32  # a partition's manifest documents are numbered from p << PART_IDS
 
 
@@ -124,27 +131,81 @@ def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[in
                          "runs with --engine local")
     config = _absolute(config)
     low, high, count = _id_range(config)
-    spark, own = _session(master)
-    try:
+    with spark_session(master) as spark:
         sc = spark.sparkContext
         if not sc.master.startswith("local") and not config.store.mongo_uri:
             raise SparkError("--engine spark on a cluster needs a MongoDB server its executors reach: "
                              "set [store] mongo_uri (or DEDUP_MONGO_URI)")
         p = partitions or max(2 * sc.defaultParallelism, math.ceil(count / ROWS_PER_PARTITION))
         print(f"spark: master={sc.master} partitions={p} (ranges of ids)", file=sys.stderr, flush=True)
-        try:
-            with Lease(store.db.locks, "batch"):
-                run = results.new_run(store.db, config.masked(), scheme.settings)  # later writes are logged
-                shard_generation(store.db, run)
-                job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
-                return _run(sc, job, store, count, on_progress)
-        except Exception as e:
-            if type(e).__module__.startswith(("pyspark", "py4j")):  # a task failed: its own error, one line
-                raise SparkError(f"a Spark task failed: {_last_line(str(e))}") from None
+        with Lease(store.db.locks, "batch"):
+            run = results.new_run(store.db, config.masked(), scheme.settings)  # later writes are logged
+            shard_generation(store.db, run)
+            job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
+            return _run(sc, job, store, count, on_progress)
+
+
+@contextmanager
+def spark_session(master: str | None) -> Iterator[Any]:
+    """The active SparkSession, else a new one, stopped at the end (`master`, else
+    spark-submit's, else local[*]); a job that fails raises one SparkError line saying what
+    failed, not what py4j met next ("Connection refused" from a JVM that ended)."""
+    spark, own = _session(master)
+    failed = True
+    try:
+        yield spark
+        failed = False
+    except Exception as e:
+        failure = _failure(e, spark)
+        if failure is None:
             raise
+        raise failure from None
     finally:
         if own:
-            spark.stop()
+            with suppress(Exception) if failed else nullcontext():  # a JVM that ended cannot stop
+                spark.stop()
+
+
+def _failure(error: Exception, spark: Any) -> SparkError | None:
+    """A failed job as one line: its root cause, and the JVM's end if it ended (in local
+    mode the executors share the driver's JVM, and an OutOfMemoryError ends it); None for
+    an error of this code while Spark runs on."""
+    from_spark, cause = type(error).__module__.startswith(("pyspark", "py4j")), _cause(str(error))
+    ended = _jvm_exit(spark, ending=from_spark and not cause)  # a call broken off, no error said: the JVM ends
+    if ended is None and not from_spark:
+        return None
+    if ended == OUT_OF_MEMORY or "OutOfMemoryError" in cause:
+        return SparkError(f"Spark ran out of memory ({cause or 'java.lang.OutOfMemoryError'}"
+                          f"{'' if ended is None else f'; its JVM ended, exit code {ended}'}): give it more "
+                          f"(spark.driver.memory, or spark.executor.memory on a cluster), or more --partitions")
+    if ended is not None:
+        return SparkError(f"Spark's JVM ended (exit code {ended}){': ' + cause if cause else ''}")
+    return SparkError(f"a Spark task failed: {cause or 'no message'}")
+
+
+def _cause(message: str) -> str:
+    """The error a task's traceback ends with: a JVM's root cause ("Caused by:"), a Python
+    worker's last exception; "" when the message names none."""
+    lines = [line.strip().removeprefix("Caused by: ") for line in message.splitlines()]
+    errors = [line for line in lines if re.match(r"^[\w.$]+(Error|Exception): ", line)]
+    return errors[-1] if errors else ""
+
+
+def _jvm_exit(spark: Any, ending: bool) -> int | None:
+    """The exit code of the JVM this process started for Spark if it has ended, or ends
+    within JVM_EXIT_S while `ending` or no longer answering (its shutdown hooks take a
+    while); None while it runs on (or when spark-submit started it)."""
+    process = getattr(spark.sparkContext._gateway, "proc", None)
+    if process is None:
+        return None
+    if not ending:
+        try:
+            spark.sparkContext.statusTracker().getActiveJobsIds()  # a call into the JVM
+        except Exception:
+            ending = True
+    with suppress(subprocess.TimeoutExpired):
+        return process.wait(JVM_EXIT_S) if ending else process.poll()
+    return None
 
 
 def shard_generation(db: Any, run: str) -> list[str]:
@@ -213,15 +274,17 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
         weak = judged.union(ends).mapPartitions(partial(_weak_with_ends, job)).partitionBy(*by_part())
         kept.append(weak.union(ends).mapPartitions(_linked))
     parts = sc.union(kept).collect()
+    texts = _texts(job, read)
     if shingle_scheme(job.config).corroborate:
-        parts.append(_through_a_third(job, read, _values(judged, Judged).map(_edges).collect()))
+        compared = _values(judged, Judged).map(lambda j: Candidates(j.a, j.b)).collect()
+        parts.append(_through_a_third(job, read, _values(judged, Judged).map(_edges).collect(), compared, texts))
     a, b, d = _collect_pairs(parts)
     seconds["corroborate+collect"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    nodes = np.union1d(a, b)
-    identity = _identities(read, nodes)
-    similar = Similar.of_every_pair((np.searchsorted(nodes, a), np.searchsorted(nodes, b), d), identity)
+    nodes = np.union1d(np.union1d(a, b), texts.ids)
+    similar = Similar.of_every_pair((np.searchsorted(nodes, a), np.searchsorted(nodes, b), d),
+                                    _identity_of(nodes, texts))
     ia, ib, d = similar.linked()
     a, b = nodes[ia], nodes[ib]
     found_groups = _groups(nodes.tolist(), (ia, ib, d))
@@ -235,22 +298,16 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
     return result
 
 
-def _identities(read: Any, nodes: np.ndarray) -> np.ndarray:
-    """The identity (Sketch.identity) of each of these rows, in their order: copies of one
-    text are stored linked to the first of them, as the local batch stores them."""
-    wanted = read.context.broadcast(nodes)
-    found = _values(read, Sketched).map(lambda s: _rows_in(s.ids, s.table.identity, wanted.value)).collect()
-    ids = np.concatenate([f[0] for f in found] or [np.zeros(0, np.int64)])
-    values = np.concatenate([f[1] for f in found] or [np.zeros(0, np.uint64)])
-    identity = np.zeros(len(nodes), np.uint64)
-    identity[np.searchsorted(nodes, ids)] = values
-    return identity
-
-
-def _rows_in(ids: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ids among `wanted`, with their values."""
-    keep = np.isin(ids, wanted)
-    return ids[keep], values[keep]
+def _texts(job: Job, read: Any) -> Texts:
+    """Every row whose text another row has too (ids ascending), with its identity: copies
+    are stored linked to the first of them, as the local batch stores them, and are third
+    rows of their text's partners (_through_a_third)."""
+    found = read.flatMap(partial(_route_texts, job)).partitionBy(*_spread(job.partitions)).mapPartitions(
+        _shared).collect()
+    ids = np.concatenate([t.ids for t in found] or [np.zeros(0, np.int64)])
+    identity = np.concatenate([t.identity for t in found] or [np.zeros(0, np.uint64)])
+    order = np.argsort(ids)
+    return Texts(ids[order], identity[order])
 
 
 def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: tuple, read: Any,
@@ -274,13 +331,6 @@ def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: t
     store.clear_removed(since.removed)
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = _replay(job.config, store, result.dedup_match is not None)
-
-
-def _last_line(message: str) -> str:
-    """The error a task's traceback ends with."""
-    lines = [line.strip() for line in message.splitlines() if line.strip()]
-    errors = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
-    return (errors or lines or ["no message"])[-1]
 
 
 def _session(master: str | None) -> tuple[Any, bool]:
@@ -391,6 +441,7 @@ class Filed(NamedTuple):
 class Entries(NamedTuple):
     keys: np.ndarray  # uint64
     rows: np.ndarray
+    identity: np.ndarray  # each row's Sketch.identity: rows of one text are never candidates of each other
 
 
 class Candidates(NamedTuple):
@@ -407,6 +458,32 @@ class Shipped(NamedTuple):
     table: SketchTable
 
 
+class Who(NamedTuple):
+    """What a row is to corroboration besides its pairs: its text (Sketch.identity; rows of
+    one text are copies, never listed as pairs of each other) and its submitters."""
+
+    identity: np.ndarray
+    people: np.ndarray  # one row of submitter hashes per row
+
+    @classmethod
+    def of(cls, table: SketchTable, rows: np.ndarray) -> Who:
+        return cls(table.identity[rows], table.people[rows])
+
+    @classmethod
+    def joined(cls, parts: list[Who]) -> Who:
+        width = max((w.people.shape[1] for w in parts), default=0)
+        return cls(np.concatenate([w.identity for w in parts] or [np.zeros(0, np.uint64)]),
+                   np.concatenate([np.pad(w.people, ((0, 0), (0, width - w.people.shape[1]))) for w in parts]
+                                  or [np.zeros((0, 0), np.uint64)]))
+
+    def take(self, at: np.ndarray) -> Who:
+        return Who(self.identity[at], self.people[at])
+
+    def by_row(self, rows: np.ndarray) -> dict[int, tuple[int, np.ndarray]]:
+        """{row: (identity, people)} of these rows, one Who each."""
+        return dict(zip(rows.tolist(), zip(self.identity.tolist(), self.people)))
+
+
 class Judged(NamedTuple):
     """Candidates whose texts are similar: distance, and evidence (0: linked or nothing)."""
 
@@ -414,23 +491,42 @@ class Judged(NamedTuple):
     b: np.ndarray
     distance: np.ndarray
     evidence: np.ndarray
+    who_a: Who
+    who_b: Who
+
+    def kept(self, keep: np.ndarray) -> Judged:
+        return Judged(self.a[keep], self.b[keep], self.distance[keep], self.evidence[keep], self.who_a.take(keep),
+                      self.who_b.take(keep))
 
 
 class Ends(NamedTuple):
-    """Pairs with evidence, seen from one of their rows (`node`)."""
+    """Pairs with evidence, seen from one of their rows (`node`), with the other's Who."""
 
     node: np.ndarray
     other: np.ndarray
     evidence: np.ndarray
+    who: Who
+
+    def take(self, at: np.ndarray) -> Ends:
+        return Ends(self.node[at], self.other[at], self.evidence[at], self.who.take(at))
 
 
 class Weak(NamedTuple):
-    """Pairs without evidence, with the confirmed pairs of their rows a."""
+    """Pairs without evidence, with the confirmed pairs of their rows a, and both rows' Who."""
 
     a: np.ndarray
     b: np.ndarray
     distance: np.ndarray
     ends: Ends
+    who_a: Who
+    who_b: Who
+
+
+class Texts(NamedTuple):
+    """Rows and the identity of their texts."""
+
+    ids: np.ndarray
+    identity: np.ndarray
 
 
 class Final(NamedTuple):
@@ -523,21 +619,23 @@ def _route_keys(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Entries]
     chunk = item[1]
     keys = np.asarray(chunk.table.keys.values, np.uint64)
     rows = np.repeat(chunk.ids, chunk.table.keys.sizes())
+    identity = np.repeat(chunk.table.identity, chunk.table.keys.sizes())
     owner = buckets(keys, job.bits) * job.partitions >> job.bits
     for p in np.unique(owner).tolist():
         at = owner == p
-        yield p, Entries(keys[at], rows[at])
+        yield p, Entries(keys[at], rows[at], identity[at])
 
 
 def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Iterator[tuple[int, Candidates]]:
-    """Write this partition's buckets, and every pair of rows sharing one of its keys,
-    each to its second row's partition."""
+    """Write this partition's buckets, and every pair of rows sharing one of its keys, each
+    to its second row's partition; never two rows of one text (copies: n of them cost n)."""
     parts = [(p, entries) for p, entries in items]
     if not parts:
         return
     p = parts[0][0]
     keys = np.concatenate([e.keys for _, e in parts])
     rows = np.concatenate([e.rows for _, e in parts])
+    identity = np.concatenate([e.identity for _, e in parts])
     with connect(job.uri) as client:
         store = MongoStore(client[job.database])
         low, high = -(-p * (1 << job.bits) // job.partitions), -(-(p + 1) * (1 << job.bits) // job.partitions)
@@ -546,7 +644,9 @@ def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Ite
     ids, at = np.unique(rows, return_inverse=True)
     order = np.argsort(at, kind="stable")
     starts = np.concatenate(([0], np.cumsum(np.bincount(at, minlength=len(ids)))))
-    i, j = candidates(Sets(keys[order], starts))
+    row_identity = np.zeros(len(ids), np.uint64)
+    row_identity[at] = identity
+    i, j = candidates(Sets(keys[order], starts), originals(row_identity))
     a, b = ids[i], ids[j]
     owner = job.range_of(b)
     for q in np.unique(owner).tolist():
@@ -581,10 +681,11 @@ def _confirm(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, 
         j.append(offset + np.searchsorted(s.b_ids, s.b))
         tables.append(s.table)
         offset += len(s.b_ids)
-    ids = np.concatenate([local.ids] + [s.b_ids for s in shipped])
+    ids, table = np.concatenate([local.ids] + [s.b_ids for s in shipped]), _concat(tables)
     scheme = shingle_scheme(job.config)
-    confirmed = confirm(scheme, _concat(tables), np.concatenate(i), np.concatenate(j))
-    yield p, Judged(ids[confirmed.i], ids[confirmed.j], distances(scheme, confirmed.jaccard), confirmed.evidence)
+    confirmed = confirm(scheme, table, np.concatenate(i), np.concatenate(j))
+    yield p, Judged(ids[confirmed.i], ids[confirmed.j], distances(scheme, confirmed.jaccard), confirmed.evidence,
+                    Who.of(table, confirmed.i), Who.of(table, confirmed.j))
 
 
 def _proven(judged: Judged) -> Final:
@@ -593,21 +694,26 @@ def _proven(judged: Judged) -> Final:
 
 
 def _edges(judged: Judged) -> Ends:
-    """The pairs with evidence, as (row, other row, evidence)."""
-    keep = judged.evidence > 0
-    return Ends(judged.a[keep], judged.b[keep], judged.evidence[keep])
+    """The pairs with evidence, seen from each of their rows."""
+    with_evidence = judged.kept(judged.evidence > 0)
+    a, b, evidence = with_evidence.a, with_evidence.b, with_evidence.evidence
+    return Ends(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([evidence, evidence]),
+                Who.joined([with_evidence.who_b, with_evidence.who_a]))
 
 
-def _through_a_third(job: Job, read: Any, parts: list[Ends]) -> Final:
-    """The pairs of rows both paired with a third by a key and evidence (`parts`, every pair
-    of copies among them), decided at the driver as the local batch decides them
-    (shingles.through_a_third): few, and their rows' sketches fetched from the executors."""
+def _through_a_third(job: Job, read: Any, parts: list[Ends], compared: list[Candidates], texts: Texts) -> Final:
+    """The pairs of rows both paired with a third by a key and evidence (`parts`), or with
+    a copy of it (every row whose text another has: `texts`), and not compared already (the
+    pairs judged, `compared`), decided at the driver as the local batch decides them
+    (decision.through_a_third): few, and their rows' sketches fetched from the executors."""
     edges = _joined(parts)
-    nodes = np.union1d(edges.node, edges.other)
-    i, j = np.searchsorted(nodes, edges.node), np.searchsorted(nodes, edges.other)
-    original = originals(_identities(read, nodes))
-    listed = original[i] != original[j]  # copies are a class of their own there, not edges
-    a, b = through_a_third(i[listed], j[listed], original, i[listed], j[listed])
+    near_a = np.concatenate([c.a for c in compared] or [np.zeros(0, np.int64)])
+    near_b = np.concatenate([c.b for c in compared] or [np.zeros(0, np.int64)])
+    nodes = np.union1d(np.union1d(near_a, near_b), texts.ids)
+    once = edges.node < edges.other
+    i, j = np.searchsorted(nodes, edges.node[once]), np.searchsorted(nodes, edges.other[once])
+    near = np.searchsorted(nodes, near_a), np.searchsorted(nodes, near_b)
+    a, b = through_a_third(i, j, originals(_identity_of(nodes, texts)), *near)
     if not len(a):
         return Final(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
     wanted = read.context.broadcast(nodes[np.union1d(a, b)])
@@ -619,12 +725,49 @@ def _through_a_third(job: Job, read: Any, parts: list[Ends]) -> Final:
     scheme = shingle_scheme(job.config)
     confirmed = confirm(scheme, table, np.searchsorted(ids, nodes[a]), np.searchsorted(ids, nodes[b]))
     x, y = ids[confirmed.i], ids[confirmed.j]
-    by_pair = {(p, q): e for p, q, e in zip(edges.node.tolist(), edges.other.tolist(), edges.evidence.tolist())}
     weak = np.flatnonzero(confirmed.evidence == 0)
     keep = confirmed.evidence > 0
-    linked = set(corroborated(by_pair, list(zip(x[weak].tolist(), y[weak].tolist()))))
-    keep[weak] = [pair in linked for pair in zip(x[weak].tolist(), y[weak].tolist())]
+    keep[weak] = _corroborated(x[weak], y[weak], edges, Who(table.identity, table.people).by_row(ids))
     return Final(x[keep], y[keep], distances(scheme, confirmed.jaccard)[keep])
+
+
+def _corroborated(a: np.ndarray, b: np.ndarray, ends: Ends, who: Mapping[int, tuple[int, np.ndarray]]) -> np.ndarray:
+    """Which weak pairs (a[n], b[n]) a third row links (decision.linking, as the local batch
+    decides), seeing the confirmed pairs of their rows (`ends`) and each row's Who."""
+    near = neighbours({(x, y): e for x, y, e in zip(ends.node.tolist(), ends.other.tolist(), ends.evidence.tolist())})
+    known = {**ends.who.by_row(ends.other), **who}
+    text = {row: identity for row, (identity, _) in known.items() if identity}
+    people = {row: p for row, (_, p) in known.items()}
+    return np.array([linking(near, x, y, text, people) is not None for x, y in zip(a.tolist(), b.tolist())], bool)
+
+
+def _identity_of(nodes: np.ndarray, texts: Texts) -> np.ndarray:
+    """The identity of each of these rows (ids ascending) that shares its text, else 0."""
+    identity = np.zeros(len(nodes), np.uint64)
+    identity[np.searchsorted(nodes, texts.ids)] = texts.identity
+    return identity
+
+
+def _route_texts(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Texts]]:
+    """A chunk's rows with a text, each to the partition of its text's identity."""
+    if not isinstance(item[1], Sketched):
+        return
+    chunk = item[1]
+    at = chunk.table.identity != 0
+    ids, identity = chunk.ids[at], chunk.table.identity[at]
+    owner = identity % np.uint64(job.partitions)
+    for q in np.unique(owner).tolist():
+        yield q, Texts(ids[owner == q], identity[owner == q])
+
+
+def _shared(items: Iterable[tuple[int, Texts]]) -> Iterator[Texts]:
+    """The rows among these whose text another row has too (copies, and their originals)."""
+    parts = [texts for _, texts in items]
+    if parts:
+        identity = np.concatenate([t.identity for t in parts])
+        _, inverse, counts = np.unique(identity, return_inverse=True, return_counts=True)
+        shared = counts[inverse.ravel()] > 1
+        yield Texts(np.concatenate([t.ids for t in parts])[shared], identity[shared])
 
 
 def _chunk_of(chunk: Sketched, wanted: np.ndarray) -> _Local:
@@ -637,27 +780,26 @@ def _ends(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Ends]]:
     """Each pair with evidence, to the partitions of both its rows."""
     if not isinstance(item[1], Judged):
         return
-    a, b, evidence = _edges(item[1])
-    for node, other in ((a, b), (b, a)):
-        owner = job.range_of(node)
-        for q in np.unique(owner).tolist():
-            at = owner == q
-            yield q, Ends(node[at], other[at], evidence[at])
+    ends = _edges(item[1])
+    owner = job.range_of(ends.node)
+    for q in np.unique(owner).tolist():
+        yield q, ends.take(owner == q)
 
 
 def _weak_with_ends(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Weak]]:
     """Each pair without evidence, with its row a's confirmed pairs, to row b's partition."""
-    weak, ends = _of_kinds(items, Judged, Ends)
-    if not weak:
+    judged, ends = _of_kinds(items, Judged, Ends)
+    if not judged:
         return
     at_node = _joined(ends)
-    a = np.concatenate([w.a[w.evidence == 0] for w in weak])
-    b = np.concatenate([w.b[w.evidence == 0] for w in weak])
-    distance = np.concatenate([w.distance[w.evidence == 0] for w in weak])
+    weak = [w.kept(w.evidence == 0) for w in judged]
+    a, b = np.concatenate([w.a for w in weak]), np.concatenate([w.b for w in weak])
+    distance = np.concatenate([w.distance for w in weak])
+    who_a, who_b = Who.joined([w.who_a for w in weak]), Who.joined([w.who_b for w in weak])
     owner = job.range_of(b)
     for q in np.unique(owner).tolist():
         at = owner == q
-        yield q, Weak(a[at], b[at], distance[at], _around(at_node, np.unique(a[at])))
+        yield q, Weak(a[at], b[at], distance[at], _around(at_node, np.unique(a[at])), who_a.take(at), who_b.take(at))
 
 
 def _of_kinds(items: Iterable[tuple[int, Any]], *kinds: type) -> tuple[list, ...]:
@@ -671,7 +813,7 @@ def _of_kinds(items: Iterable[tuple[int, Any]], *kinds: type) -> tuple[list, ...
 
 
 def _linked(items: Iterable[tuple[int, Any]]) -> Iterator[Final]:
-    """The weak pairs that a third row links (corroboration.corroborated), seeing the
+    """The weak pairs that a third row links (decision.linking), seeing the
     confirmed pairs of both their rows."""
     weak, ends = _of_kinds(items, Weak, Ends)
     if not weak:
@@ -679,11 +821,9 @@ def _linked(items: Iterable[tuple[int, Any]]) -> Iterator[Final]:
     a = np.concatenate([w.a for w in weak])
     b = np.concatenate([w.b for w in weak])
     distance = np.concatenate([w.distance for w in weak])
-    seen = [_around(_joined(ends), np.unique(b))] + [w.ends for w in weak]
-    edges = {(x, y): e for s in seen for x, y, e in zip(s.node.tolist(), s.other.tolist(), s.evidence.tolist())}
-    pairs = list(zip(a.tolist(), b.tolist()))
-    linked = set(corroborated(edges, pairs))
-    keep = np.array([pair in linked for pair in pairs], bool)
+    seen = _joined([_around(_joined(ends), np.unique(b))] + [w.ends for w in weak])
+    who = {**Who.joined([w.who_a for w in weak]).by_row(a), **Who.joined([w.who_b for w in weak]).by_row(b)}
+    keep = _corroborated(a, b, seen, who)
     yield Final(a[keep], b[keep], distance[keep])
 
 
@@ -739,14 +879,13 @@ def _take(table: SketchTable, rows: np.ndarray) -> SketchTable:
 
 def _joined(ends: list[Ends]) -> Ends:
     """Ends together, ordered by node."""
-    if not ends:
-        return Ends(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
-    node, other, evidence = (np.concatenate(column) for column in zip(*ends))
-    order = np.argsort(node, kind="stable")
-    return Ends(node[order], other[order], evidence[order])
+    node = np.concatenate([e.node for e in ends] or [np.zeros(0, np.int64)])
+    joined = Ends(node, np.concatenate([e.other for e in ends] or [np.zeros(0, np.int64)]),
+                  np.concatenate([e.evidence for e in ends] or [np.zeros(0, np.int64)]),
+                  Who.joined([e.who for e in ends]))
+    return joined.take(np.argsort(node, kind="stable"))
 
 
 def _around(ends: Ends, nodes: np.ndarray) -> Ends:
     """The ends (ordered by node) at these nodes."""
-    at = np.isin(ends.node, nodes)
-    return Ends(ends.node[at], ends.other[at], ends.evidence[at])
+    return ends.take(np.isin(ends.node, nodes))
