@@ -27,13 +27,13 @@ RESTORED = 20_000  # restored sketches kept
 
 
 class Looked(NamedTuple):
-    """A decision over stored rows: {(row, other): distance} of its pairs, the probe of every
-    row it looked at, the same pairs as the batch stores them (pairs.Similar.linked), and
-    the rows of each text of a probe that has copies, in id order."""
+    """A decision over stored rows: {(row, other): distance} of its pairs as a check lists
+    them and as the batch stores them (`_as_pairs`), the probe of every row it looked at,
+    and the rows of each text of a probe that has copies, in id order."""
 
     pairs: dict[tuple, Any]
-    seen: dict[Any, Any]
     linked: dict[tuple, Any]
+    seen: dict[Any, Any]
     copies: list[list]
 
 
@@ -122,9 +122,8 @@ class Incremental:
             focus = np.array([row in probes for row in ids], bool)
             decided = self.scheme.decide([seen[row] for row in ids], focus)
             wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
-        copies = [members.tolist() for members in copy_classes(decided.original) if focus[members].any()]
-        return Looked(_pairs_of(decided, ids, probes), seen, _linked(decided, ids, copies),
-                      [[ids[m] for m in members] for members in copies])
+        copies = [[ids[m] for m in members] for members in copy_classes(decided.original) if focus[members].any()]
+        return Looked(*_as_pairs(decided, ids, copies, probes), seen=seen, copies=copies)
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""
@@ -179,34 +178,26 @@ class Incremental:
         return {self.text_field: row} if isinstance(row, str) else row
 
 
-def _pairs_of(decided: Decided, ids: list, probes: Mapping[Any, Any]) -> dict[tuple, Any]:
-    """{(row, other): distance} of the pairs decided, and of each probe with its copies (at
-    distance 0, as the batch stores them, pairs.Similar)."""
-    i, j, d = decided.pairs
-    out = {(ids[a], ids[b]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
-    zero = d.dtype.type(0).item()
-    for members in copy_classes(decided.original):
-        rows = [ids[m] for m in members.tolist()]
-        for row in (r for r in rows if r in probes):
-            for other in rows:
-                if other != row and (other, row) not in out:
-                    out[row, other] = zero
-    return out
-
-
 def _id_order(row: Any) -> tuple:
     """Rows in id order, a text checked (None: no row) after them."""
     return (True,) if row is None else (False, id_order(row))
 
 
-def _linked(decided: Decided, ids: list, copies: list[list]) -> dict[tuple, Any]:
-    """The pairs decided as the batch stores them: each copy of a probe's text linked to the
-    first of them (the texts of the probes are whole in what was read: copies share keys)."""
+def _as_pairs(decided: Decided, ids: list, copies: list[list], probes: Mapping[Any, Any]) -> tuple[dict, dict]:
+    """The pairs decided, {(row, other): distance}: as a check lists them (each probe with
+    every row of its text, at distance 0), and as the batch stores them (pairs.Similar.linked:
+    each row of a probe's text linked to the first of them). A probe's text is whole in what
+    was read: copies share their keys."""
     i, j, d = decided.pairs
-    out = {(ids[a], ids[b]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
-    zero = d.dtype.type(0).item()
-    out.update(((ids[m], ids[members[0]]), zero) for members in copies for m in members[1:])
-    return out
+    listed = {(ids[a], ids[b]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
+    linked, zero = dict(listed), d.dtype.type(0).item()
+    for rows in copies:
+        linked.update(((row, rows[0]), zero) for row in rows[1:])
+        for row in (r for r in rows if r in probes):
+            for other in rows:
+                if other != row and (other, row) not in listed:
+                    listed[row, other] = zero
+    return listed, linked
 
 
 def content_hash(row: Mapping[str, Any], fields: Iterable, settings: str = "") -> str:
