@@ -1,7 +1,8 @@
 """集中处理, the scheduled job: read the whole table, turn every row into what the scheme
 compares (schemes.py) on every core, find every similar pair by its block keys, group them,
 and store a new generation (buckets of the block index, pairs, groups) aside, switched live
-whole when complete (results.py).
+whole when complete. The stages Spark runs too are stages.py's; this module runs them on one
+machine, its cores sketching, and finds the pairs with the scheme's own all-pairs.
 
 Only rows added, changed (their content hash) or removed since the store last held them
 are written as row documents; the buckets, pairs and groups are written new. What the batch
@@ -11,8 +12,6 @@ sets it compares (`SketchTable`) in a temporary file, read back as they are need
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import mmap
 import tempfile
 import time
@@ -21,20 +20,16 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from .. import killpoints
-from ..sql import matchtable
-
 from ..store import results
 from ..config import Config, ConfigError
-from .incremental import Incremental, content_hash
 from ..store.lock import Lease
-from ..core.pairs import Similar, groups, single_pass_pairs
+from ..core.pairs import Similar, single_pass_pairs
 from .parallel import chunks_mapped
-from ..core.schemes import Scheme, scheme_of
+from ..core.schemes import scheme_of
 from ..core.shingles import Sets, SketchTable
 from ..sql.source import SqlSource
-from ..store.index import Held, MongoStore, Record, bucket_bits
-from .watch import Worker, WatchSettings, tables
+from ..store.index import Held, MongoStore, bucket_bits
+from .stages import Chunk, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
 
 
 @dataclass
@@ -59,17 +54,6 @@ class BatchResult:
     @property
     def rows_with_similar(self) -> int:
         return sum(len(g) for g in self.groups)
-
-
-class Chunk(NamedTuple):
-    """What a worker makes of a chunk of rows."""
-
-    ids: list
-    hashes: list[str]
-    fingerprints: np.ndarray
-    keys: Sets
-    sketches: list  # what the store keeps of each row's sketch (None for fingerprints)
-    table: SketchTable | None  # what the scheme compares, for shingles (its keys are `keys`)
 
 
 ALGORITHMS = ("blocks", "single-pass")
@@ -100,7 +84,7 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
          algorithm: str) -> BatchResult:
     run = results.new_run(store.db, config.masked(), scheme_of(config).settings)  # before reading: later writes are logged
     seconds: dict[str, float] = {}
-    with (chunks_mapped(config, processes, _scheme, _chunk) as sketched,
+    with (chunks_mapped(config, processes, sketcher, sketch) as sketched,
           tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch):
         start = time.perf_counter()
         held = store.stored(config.source.table)
@@ -109,7 +93,7 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
         read = _read(config, store, run, held.rows, on_progress, sketched, scratch)
         seconds["read+fingerprint"] = time.perf_counter() - start
 
-        _trim()
+        trim()
         start = time.perf_counter()
         scheme = scheme_of(config)
         if algorithm == "single-pass":
@@ -119,9 +103,9 @@ def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], 
         pairs = similar.linked()
         seconds["all-pairs"] = time.perf_counter() - start
 
-    _trim()
+    trim()
     start = time.perf_counter()
-    found = _groups(read.ids, pairs)
+    found = groups_of(read.ids, pairs)
     seconds["groups"] = time.perf_counter() - start
     result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, read.changed,
                          copies=len(similar.copies))
@@ -156,21 +140,8 @@ def _read(config: Config, store: MongoStore, run: str, held: dict, on_progress: 
     added = changed = manifest = 0
     with SqlSource(config) as source:
         for chunk in sketched(source.rows()):
-            records = []
-            for row, content, fp, sketch, n in zip(chunk.ids, chunk.hashes, chunk.fingerprints.tolist(),
-                                                   chunk.sketches, range(len(chunk.ids))):
-                before = held.get(row)
-                if before != content:
-                    row_keys = tuple(chunk.keys.values[chunk.keys.starts[n]:chunk.keys.starts[n + 1]].tolist())
-                    records.append((Record(config.source.table, row, fp, content, row_keys, sketch), before))
-            added += sum(before is None for _, before in records)
-            changed += sum(before is not None for _, before in records)
-            manifest += store.write_manifest(run, chunk.ids, chunk.hashes, first=manifest)
-            # A new row needs no `fresh`: the buckets about to go live hold it. A changed
-            # one does, until they do: the live buckets hold what it was.
-            store.file((r for r, before in records if before is None), fresh=False, batch=True)
-            store.file((r for r, before in records if before is not None), batch=True)
-            killpoints.reached("batch.filed")
+            filed = file_chunk(store, run, config.source.table, chunk, held, first=manifest)
+            added, changed, manifest = added + filed.added, changed + filed.changed, manifest + filed.documents
             ids += chunk.ids
             hashes += chunk.hashes
             prints.append(chunk.fingerprints)
@@ -182,22 +153,6 @@ def _read(config: Config, store: MongoStore, run: str, held: dict, on_progress: 
     fingerprints = np.concatenate(prints) if prints else np.zeros(0, np.uint64)
     all_keys = keys.sets()
     return _Read(ids, hashes, fingerprints, all_keys, compared and compared.table(all_keys), added, changed)
-
-
-def _scheme(config: Config) -> tuple[Config, Scheme]:
-    return config, scheme_of(config)
-
-
-def _chunk(rows: list[dict], state: tuple[Config, Scheme]) -> Chunk:
-    """What the batch needs of a chunk of rows (in a worker process)."""
-    config, scheme = state
-    probes = scheme.probes(rows)
-    table = SketchTable.of(probes) if scheme.sketch_stored else None
-    return Chunk([row[config.source.id_column] for row in rows],
-                 [content_hash(row, config.fields, scheme.settings) for row in rows],
-                 np.array([scheme.fingerprint(p) for p in probes], np.uint64),
-                 table.keys if table else Sets.of([np.array(scheme.keys(p), np.uint64) for p in probes]),
-                 [scheme.sketch(p) for p in probes], table)
 
 
 class _SetsSpool:
@@ -254,64 +209,24 @@ class _TableSpool:
                            self.text.sets(), np.concatenate(self.filed))
 
 
-def _groups(ids: list, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[list]:
-    """Groups of two or more row ids, largest first, then by first id."""
-    label = groups(len(ids), pairs[0], pairs[1])
-    members: dict[int, list] = {}
-    for position in np.union1d(pairs[0], pairs[1]).tolist():
-        members.setdefault(int(label[position]), []).append(ids[position])
-    return sorted(members.values(), key=lambda g: (-len(g), g[0]))
-
-
 def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, held: Held) -> None:
-    """Build the run's buckets and results aside, forget the rows the table no longer has
-    (before the switch: a kill leaves them listed for the next batch), switch them live,
-    then check again each row an incremental writer changed meanwhile."""
-    db, run, table = store.db, result.run, config.source.table
+    """Build the run's buckets, make them live with its results (stages.go_live), then
+    check again each row an incremental writer changed meanwhile."""
     start = time.perf_counter()
     rows_of_keys = np.repeat(np.arange(len(read.ids)), read.keys.sizes())
     bits = bucket_bits(len(read.keys.values))
-    store.write_buckets(run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys))
+    store.write_buckets(result.run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys))
     result.seconds["index"] = time.perf_counter() - start
-    _trim()
+    trim()
 
     start = time.perf_counter()
-    results.write_matches(db, run, result.ids, *result.pairs)
-    results.write_groups(db, run, result.groups)
-    # Before the switch: rows changed after this write are logged, and decided again below.
-    result.dedup_match = matchtable.write_batch(config, result.ids, *result.pairs)
-    killpoints.reached("batch.results")
     read_ids = set(read.ids)
-    result.removed = store.remove_gone(table, [row for row in held.rows if row not in read_ids], held.rows)
-    killpoints.reached("batch.removed")
-    results.switch(db, run, {
-        "rows": result.rows, "pairs": len(result.pairs[0]), "groups": len(result.groups),
-        "rows_with_similar": result.rows_with_similar}, bits)
-    killpoints.reached("batch.switched")
-    _trim()
-    store.fold(table, dict(zip(read.ids, read.hashes)))
-    store.clear_removed(held.removed)
+    result.dedup_match, result.removed = go_live(
+        config, store, result.run, Found(result.rows, result.ids, result.pairs, result.groups), bits,
+        [row for row in held.rows if row not in read_ids], held,
+        lambda fresh: {row: content for row, content in zip(read.ids, read.hashes) if row in fresh})
     result.seconds["store"] = time.perf_counter() - start
-    result.replayed = _replay(config, store, result.dedup_match is not None)
-
-
-def _trim() -> None:
-    """Give the memory freed by a phase back to the system: glibc keeps it otherwise, in
-    the arenas of the threads that used it (the embedded server's among them), and the
-    batch's peak RSS would be the sum of its phases' peaks rather than their maximum."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-def _libc() -> ctypes.CDLL | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc if hasattr(libc, "malloc_trim") else None
-    except OSError:
-        return None
-
-
-_LIBC = _libc()
+    result.replayed = replay(config, store, result.dedup_match is not None)
 
 
 class _Positions:
@@ -326,27 +241,3 @@ class _Positions:
         if self.numbers is not None:
             return self.numbers[self.positions[at]].tolist()
         return [self.ids[p] for p in self.positions[at].tolist()]
-
-
-def _replay(config: Config, store: MongoStore, matches: bool) -> int:
-    """File (or remove) each row an incremental writer changed while the batch ran, as the
-    table has it now, and write its matches to dedup_match (if there is one) as `watch`
-    does: the batch's pairs of it were found in what the table was."""
-    changes = store.db[results.CHANGES]
-    ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
-    index = Incremental(store, config)
-    with SqlSource(config) as source, source.errors("check again the rows changed during the batch of"):
-        if matches and ids:
-            worker = Worker(config, WatchSettings(), source, index, tables(source))
-            with source.engine.connect() as conn, conn.begin():
-                worker.process(conn, sorted(ids, key=str))
-        else:
-            present = {row[config.source.id_column]: row for row in source.rows_by_id(ids)}
-            for row_id in ids:
-                if row_id in present:
-                    index.add(row_id, present[row_id])
-                else:
-                    index.remove(row_id)
-    # Writers log only while `building` is set, which the switch cleared: this log is done.
-    changes.delete_many({})
-    return len(ids)

@@ -1,15 +1,14 @@
-"""集中处理 on Spark (`dedup-pipeline batch --engine spark`): batch.py's job on a cluster, with
-the same scheme code in the executors, the same store and results functions, and the same
-switch of the generation; the same pairs and groups (tested on the quality set).
+"""集中处理 on Spark (`dedup-pipeline batch --engine spark`): batch.py's job on a cluster, its
+stages (stages.py) run in the executors and at the driver, the same scheme code deciding the
+pairs; the same pairs and groups (tested on the quality set). This module partitions and routes.
 
 The table is cut into P ranges of ids, and partition p of every stage below is range p:
 each exchange is keyed by a partition number, so data already in place (the sketches,
 persisted after the read) is joined by a co-partitioned union and never shuffled again.
 
-1. read: each partition reads its range through SqlSource, sketches the rows (the scheme,
-   as batch.py's workers do), files the rows new or changed since the live manifest (whose
-   (row, hash) pairs are shuffled to the partition of their row) and its part of the new
-   manifest.
+1. read: each partition reads its range through SqlSource, sketches the rows and files
+   those new or changed since the live manifest (whose (row, hash) pairs are shuffled to
+   the partition of their row) with its part of the new manifest (stages.sketch, file_chunk).
 2. keys: each (key, row, identity of its text) goes to the partition owning the key's
    bucket range, which writes those buckets (store.write_buckets) and lists the rows
    sharing a key (shingles.candidates), never two of one text: n copies cost n, as in the
@@ -24,8 +23,8 @@ persisted after the read) is joined by a co-partitioned union and never shuffled
    submitters travel with its pairs).
 5. driver: the rows whose text another row has (by a shuffle of the texts' identities) and
    the pairs (about 0.3 a row) are collected; copies are linked to the first of their
-   text (pairs.Similar), the groups are batch.py's connected components (pairs.groups), and
-   the pairs, groups and dedup_match are written and the generation switched as batch.py does.
+   text (pairs.Similar), grouped, and made live as the local batch does (stages.groups_of,
+   go_live, replay).
 
 No Spark import at module level: the CLI imports this to check that Spark can run.
 """
@@ -48,21 +47,18 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from ..sql import matchtable
-
 from ..store import results
-from .batch import _groups, _replay
 from ..config import Config
 from ..errors import DedupError
 from ..store.lock import Lease
 from ..core.decision import confirm, distances, linking, neighbours, through_a_third
-from .incremental import content_hash
 from ..core.schemes import Shingles, scheme_of, shingle_scheme
 from ..core.pairs import Similar, originals
 from ..core.shingles import Sets, SketchTable, candidates
 from ..sql.source import SqlSource
-from ..store.index import BLOCKS, MANIFEST, MongoStore, Record, buckets, bucket_bits, connect
+from ..store.index import BLOCKS, MANIFEST, MongoStore, buckets, bucket_bits, connect
 from ..store.index import Held as StoreHeld
+from .stages import Found, file_chunk, go_live, groups_of, replay, sketch, sketcher
 
 ROWS_PER_PARTITION = 100_000  # the default partitions: at least this many rows each, 2 per core
 JAVA = 17  # PySpark 4 needs Java 17 or later
@@ -250,7 +246,7 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
     since = store.since(job.config.source.table)
     read = ranges.union(_held(sc, job, store, since.rows).partitionBy(*by_part())).mapPartitions(
         partial(_read, job), preservesPartitioning=True).persist(keep)
-    filed = _values(read, Filed).collect()
+    filed = _values(read, RangeRead).collect()
     on_progress(count)
     seconds["read+sketch"] = time.perf_counter() - start
 
@@ -287,12 +283,12 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
                                     _identity_of(nodes, texts))
     ia, ib, d = similar.linked()
     a, b = nodes[ia], nodes[ib]
-    found_groups = _groups(nodes.tolist(), (ia, ib, d))
+    pairs = Found(sum(f.rows for f in filed), nodes.tolist(), (ia, ib, d), groups_of(nodes.tolist(), (ia, ib, d)))
     seconds["groups"] = time.perf_counter() - start
-    result = SparkResult(sum(f.rows for f in filed), (a, b, d), found_groups, seconds, job.run, job.partitions,
+    result = SparkResult(pairs.rows, (a, b, d), pairs.groups, seconds, job.run, job.partitions,
                          sum(f.added for f in filed), sum(f.changed for f in filed),
                          copies=len(similar.copies))
-    _store(job, store, result, nodes.tolist(), (ia, ib, d), read, [row for f in filed for row in f.removed], since)
+    _store(job, store, result, pairs, read, [row for f in filed for row in f.removed], since)
     for rdd in (read, found, judged):
         rdd.unpersist()
     return result
@@ -310,27 +306,21 @@ def _texts(job: Job, read: Any) -> Texts:
     return Texts(ids[order], identity[order])
 
 
-def _store(job: Job, store: MongoStore, result: SparkResult, ids: list, pairs: tuple, read: Any,
-           gone: list, since: StoreHeld) -> None:
-    """Write the pairs, groups and dedup_match, forget the rows the table no longer has,
-    switch the generation live and fold the fresh rows, as batch._store does; then decide
+def _store(job: Job, store: MongoStore, result: SparkResult, found: Found, read: Any, gone: list,
+           since: StoreHeld) -> None:
+    """Make the run live with its results, as the local batch does (stages.go_live: the
+    content hashes of the fresh rows it folds are fetched from the executors); then decide
     again the rows an incremental writer changed meanwhile."""
     start = time.perf_counter()
-    db, table = store.db, job.config.source.table
-    results.write_matches(db, job.run, ids, *pairs)
-    results.write_groups(db, job.run, result.groups)
-    result.dedup_match = matchtable.write_batch(job.config, ids, *pairs)
-    result.removed = store.remove_gone(table, gone, since.rows)
-    results.switch(db, job.run, {"rows": result.rows, "pairs": len(pairs[0]), "groups": len(result.groups),
-                                 "rows_with_similar": result.rows_with_similar}, job.bits)
-    fresh = {doc["row"] for doc in store.rows.find({"fresh": {"$exists": True}, "table": table}, {"row": 1})}
-    if fresh:
+
+    def filed(fresh: set) -> dict:
         wanted = read.context.broadcast(fresh)
-        store.fold(table, dict(_values(read, Sketched).flatMap(
-            lambda s: [(row, h) for row, h in zip(s.ids.tolist(), s.hashes) if row in wanted.value]).collect()))
-    store.clear_removed(since.removed)
+        return dict(_values(read, Sketched).flatMap(
+            lambda s: [(row, h) for row, h in zip(s.ids.tolist(), s.hashes) if row in wanted.value]).collect())
+
+    result.dedup_match, result.removed = go_live(job.config, store, job.run, found, job.bits, gone, since, filed)
     result.seconds["store"] = time.perf_counter() - start
-    result.replayed = _replay(job.config, store, result.dedup_match is not None)
+    result.replayed = replay(job.config, store, result.dedup_match is not None)
 
 
 def _session(master: str | None) -> tuple[Any, bool]:
@@ -428,7 +418,7 @@ class Sketched(NamedTuple):
     table: SketchTable
 
 
-class Filed(NamedTuple):
+class RangeRead(NamedTuple):
     """What a partition's read did."""
 
     rows: int
@@ -564,7 +554,7 @@ def _read_manifest(job: Job, live: str, ids: Iterable[int]) -> Iterator[tuple[in
 
 def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
     """Read and sketch a range's rows, file those new or changed in the store, and write
-    the range's part of the manifest (as batch._read does for the whole table)."""
+    the range's part of the manifest (stages.file_chunk, as the local batch does)."""
     ranges, held, since = [], {}, {}
     for p, item in items:
         if isinstance(item, Range):
@@ -572,8 +562,7 @@ def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any
         else:
             (since if isinstance(item, Since) else held).update(zip(item.rows, item.hashes))
     held.update(since)
-    config, table = job.config, job.config.source.table
-    scheme = scheme_of(config)
+    config, table, state = job.config, job.config.source.table, sketcher(job.config)
     with SqlSource(config) as source, connect(job.uri) as client:
         store = MongoStore(client[job.database])
         for p, span in ranges:
@@ -583,33 +572,17 @@ def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any
             manifest.delete_many({"_id": {"$gte": p << PART_IDS, "$lt": p + 1 << PART_IDS}})
             documents = p << PART_IDS
             for rows in source.rows(after=span.after, until=span.until):
-                probes = scheme.probes(rows)
-                chunk = _sketch(config, scheme, rows, probes)
-                records = []
-                for n, (row, content) in enumerate(zip(chunk.ids.tolist(), chunk.hashes)):
-                    before = held.pop(row, None)
-                    if before != content:
-                        keys = chunk.table.keys
-                        row_keys = tuple(keys.values[keys.starts[n]:keys.starts[n + 1]].tolist())
-                        records.append((Record(table, row, scheme.fingerprint(probes[n]), content, row_keys,
-                                               scheme.sketch(probes[n])), before))
-                added += sum(before is None for _, before in records)
-                changed += sum(before is not None for _, before in records)
-                documents += store.write_manifest(job.run, chunk.ids.tolist(), chunk.hashes, first=documents)
-                store.file((r for r, before in records if before is None), fresh=False, batch=True)
-                store.file((r for r, before in records if before is not None), batch=True)
+                chunk = sketch(rows, state)
+                filed = file_chunk(store, job.run, table, chunk, held, first=documents)
+                for row in chunk.ids:  # what is left once the range is read is gone from the table
+                    held.pop(row, None)
+                added, changed, documents = added + filed.added, changed + filed.changed, documents + filed.documents
                 rows_read += len(chunk.ids)
-                entries += len(chunk.table.keys.values)
-                yield p, chunk
-            yield p, Filed(rows_read, added, changed, [], entries)
-    if held and ranges:  # what is left was not read: gone from the table
-        yield ranges[0][0], Filed(0, 0, 0, list(held), 0)
-
-
-def _sketch(config: Config, scheme: Shingles, rows: list[dict], probes: list) -> Sketched:
-    """What the later stages need of a chunk of rows (as batch._chunk makes it)."""
-    return Sketched(np.array([row[config.source.id_column] for row in rows], np.int64),
-                    [content_hash(row, config.fields, scheme.settings) for row in rows], SketchTable.of(probes))
+                entries += len(chunk.keys.values)
+                yield p, Sketched(np.array(chunk.ids, np.int64), chunk.hashes, chunk.table)
+            yield p, RangeRead(rows_read, added, changed, [], entries)
+    if held and ranges:
+        yield ranges[0][0], RangeRead(0, 0, 0, list(held), 0)
 
 
 def _route_keys(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Entries]]:

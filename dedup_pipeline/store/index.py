@@ -400,6 +400,12 @@ class MongoStore:
                 self.db[REMOVED].bulk_write([DeleteOne({"_id": i, "n": count})
                                              for i, count in entries[n:n + WRITE_CHUNK]], ordered=False)
 
+    def fresh(self, table: str) -> set:
+        """The rows of `table` filed since the live buckets were built (`fresh`)."""
+        with _errors(self.where):
+            return {doc["row"] for doc in self.rows.find({"fresh": {"$exists": True}}, {"table": 1, "row": 1})
+                    if doc["table"] == table}
+
     def fold(self, table: str, bucketed: Mapping[Any, str]) -> int:
         """The fresh rows that the live buckets now hold as they are stored ({row: content
         hash} the batch filed): fresh no longer. A row changed since keeps `fresh`."""

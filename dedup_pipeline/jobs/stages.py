@@ -1,0 +1,182 @@
+"""The stages of 集中处理 that do not depend on the engine: batch.py runs them on one
+machine, spark.py in its executors and at its driver. A chunk of rows is sketched
+(`sketch`), its rows new or changed since the store held them are filed with the run's
+manifest (`file_chunk`), the pairs found are grouped (`groups_of`), the results are made
+live (`go_live`), and the rows that incremental writers changed meanwhile are decided
+again (`replay`). What an engine does itself is how it spreads these over its machines,
+and how it finds the pairs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
+
+import numpy as np
+
+from .. import killpoints
+from ..config import Config
+from ..core.pairs import Pairs, groups
+from ..core.schemes import Scheme, scheme_of
+from ..core.shingles import Sets, SketchTable
+from ..sql import matchtable
+from ..sql.source import SqlSource
+from ..store import results
+from ..store.index import Held, MongoStore, Record
+from .incremental import Incremental, content_hash
+from .watch import WatchSettings, Worker, tables
+
+
+class Chunk(NamedTuple):
+    """What the batch needs of a chunk of rows."""
+
+    ids: list
+    hashes: list[str]
+    fingerprints: np.ndarray
+    keys: Sets
+    sketches: list  # what the store keeps of each row's sketch (None for fingerprints)
+    table: SketchTable | None  # what the scheme compares, for shingles (its keys are `keys`)
+
+    def record(self, n: int, table: str) -> Record:
+        """What the store holds of row n."""
+        keys = tuple(self.keys.values[self.keys.starts[n]:self.keys.starts[n + 1]].tolist())
+        return Record(table, self.ids[n], int(self.fingerprints[n]), self.hashes[n], keys, self.sketches[n])
+
+
+def sketcher(config: Config) -> tuple[Config, Scheme]:
+    """What `sketch` needs, made once per process (a scheme's tokenizer does not cross processes)."""
+    return config, scheme_of(config)
+
+
+def sketch(rows: list[dict], state: tuple[Config, Scheme]) -> Chunk:
+    """What the batch needs of a chunk of rows (`sketcher(config)` its state)."""
+    config, scheme = state
+    probes = scheme.probes(rows)
+    table = SketchTable.of(probes) if scheme.sketch_stored else None
+    return Chunk([row[config.source.id_column] for row in rows],
+                 [content_hash(row, config.fields, scheme.settings) for row in rows],
+                 np.array([scheme.fingerprint(p) for p in probes], np.uint64),
+                 table.keys if table else Sets.of([np.array(scheme.keys(p), np.uint64) for p in probes]),
+                 [scheme.sketch(p) for p in probes], table)
+
+
+class Filed(NamedTuple):
+    """What filing a chunk wrote: row documents of rows new to the store and of rows
+    changed, and the manifest documents."""
+
+    added: int
+    changed: int
+    documents: int
+
+
+def file_chunk(store: MongoStore, run: str, table: str, chunk: Chunk, held: Mapping[Any, str],
+               first: int) -> Filed:
+    """Write the chunk's part of the run's manifest (its documents numbered from `first`),
+    then file its rows new or changed since the store held them (`held`: {row: content
+    hash}): the manifest first, so that a kill in between leaves a list of what was filed."""
+    before = [held.get(row) for row in chunk.ids]
+    new = [n for n, (old, content) in enumerate(zip(before, chunk.hashes)) if old is None]
+    changed = [n for n, (old, content) in enumerate(zip(before, chunk.hashes)) if old is not None and old != content]
+    documents = store.write_manifest(run, chunk.ids, chunk.hashes, first=first)
+    # A new row needs no `fresh`: the buckets about to go live hold it. A changed one
+    # does, until they do: the live buckets hold what it was.
+    store.file((chunk.record(n, table) for n in new), fresh=False, batch=True)
+    store.file((chunk.record(n, table) for n in changed), batch=True)
+    killpoints.reached("batch.filed")
+    return Filed(len(new), len(changed), documents)
+
+
+def groups_of(ids: list, pairs: Pairs) -> list[list]:
+    """Groups of two or more row ids (pairs: positions in `ids`), largest first, then by first id."""
+    label = groups(len(ids), pairs[0], pairs[1])
+    members: dict[int, list] = {}
+    for position in np.union1d(pairs[0], pairs[1]).tolist():
+        members.setdefault(int(label[position]), []).append(ids[position])
+    return sorted(members.values(), key=lambda g: (-len(g), g[0]))
+
+
+class Found(NamedTuple):
+    """What a batch found of the table's `rows` rows: its pairs (positions in `ids`, each
+    copy linked to its original: pairs.Similar.linked) and groups."""
+
+    rows: int
+    ids: Sequence
+    pairs: Pairs
+    groups: list[list]
+
+
+class Live(NamedTuple):
+    """What making a run live wrote: rows of dedup_match (None: the table is not there),
+    and the rows forgotten, gone from the table."""
+
+    dedup_match: int | None
+    removed: int
+
+
+def go_live(config: Config, store: MongoStore, run: str, found: Found, bits: int, gone: list, held: Held,
+            filed: Callable[[set], Mapping[Any, str]]) -> Live:
+    """Write the run's pairs, groups and dedup_match, forget the rows the table no longer
+    has (`gone`; `held` as store.stored gave it: before the switch, so that a kill leaves
+    them listed for the next batch), switch the run live with its buckets (`bits`), then
+    fold the fresh rows the buckets now hold as they are stored (`filed(rows)`: {row:
+    content hash the run filed} of these rows)."""
+    table = config.source.table
+    results.write_matches(store.db, run, found.ids, *found.pairs)
+    results.write_groups(store.db, run, found.groups)
+    # Before the switch: rows changed after this write are logged, and decided again by `replay`.
+    dedup_match = matchtable.write_batch(config, found.ids, *found.pairs)
+    killpoints.reached("batch.results")
+    removed = store.remove_gone(table, gone, held.rows)
+    killpoints.reached("batch.removed")
+    results.switch(store.db, run, {"rows": found.rows, "pairs": len(found.pairs[0]), "groups": len(found.groups),
+                                   "rows_with_similar": sum(len(g) for g in found.groups)}, bits)
+    killpoints.reached("batch.switched")
+    trim()
+    fresh = store.fresh(table)
+    store.fold(table, filed(fresh) if fresh else {})
+    store.clear_removed(held.removed)
+    return Live(dedup_match, removed)
+
+
+def replay(config: Config, store: MongoStore, matches: bool) -> int:
+    """File (or remove) each row an incremental writer changed while the batch ran, as the
+    table has it now, and write its matches to dedup_match (if there is one) as `watch`
+    does: the batch's pairs of it were found in what the table was."""
+    changes = store.db[results.CHANGES]
+    ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
+    index = Incremental(store, config)
+    with SqlSource(config) as source, source.errors("check again the rows changed during the batch of"):
+        if matches and ids:
+            worker = Worker(config, WatchSettings(), source, index, tables(source))
+            with source.engine.connect() as conn, conn.begin():
+                worker.process(conn, sorted(ids, key=str))
+        else:
+            present = {row[config.source.id_column]: row for row in source.rows_by_id(ids)}
+            for row_id in ids:
+                if row_id in present:
+                    index.add(row_id, present[row_id])
+                else:
+                    index.remove(row_id)
+    # Writers log only while `building` is set, which the switch cleared: this log is done.
+    changes.delete_many({})
+    return len(ids)
+
+
+def trim() -> None:
+    """Give the memory freed by a stage back to the system: glibc keeps it otherwise, in
+    the arenas of the threads that used it (the embedded server's among them), and a
+    batch's peak RSS would be the sum of its stages' peaks rather than their maximum."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
