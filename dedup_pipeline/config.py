@@ -68,6 +68,7 @@ class FingerprintConfig:
 
 SCHEMES = ("shingles", "simhash")
 SIMHASH_KEYS = ("blocks", "key_blocks")  # the [scheme] keys "simhash" reads; the others are the shingles'
+STORE_KINDS = ("mongodb", "memory")  # [store] kind: MongoDB (or the embedded server), or this process's memory
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class SchemeConfig:
 
 @dataclass(frozen=True)
 class StoreConfig:
+    kind: str = "mongodb"  # STORE_KINDS: which store open_store makes
     mongo_uri: str = ""
     database: str = "dedup"
     data_dir: str = DEFAULT_DATA_DIR
@@ -349,6 +351,9 @@ def _check(config: Config) -> None:
     if tables > MAX_TABLES:
         raise ConfigError(f"[scheme] blocks = {scheme.blocks} keyed {scheme.key_blocks} at a time make "
                           f"{tables:,} tables; at most {MAX_TABLES:,}: use fewer blocks or key_blocks")
+    if config.store.kind not in STORE_KINDS:
+        raise ConfigError(f"[store] kind {config.store.kind!r} is unknown; available: "
+                          + ", ".join(f'"{name}"' for name in STORE_KINDS))
     _check_database_name(config.store.database)
     _check_mongo_uri(config.store.mongo_uri)
     for key, example in (("table", "petition"), ("id_column", "id")):

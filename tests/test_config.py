@@ -79,6 +79,7 @@ def test_field_defaults_and_explicit_weights():
     (minimal(fingerprint={"k": 5}), r"blocks \(4\) must be greater than k \(5\)"),
     (minimal(scheme={"name": "lsh"}), r"\[scheme\] name 'lsh' is unknown"),
     (minimal(scheme={"name": ["blocks"]}), r"\[scheme\] name must be a string, got \['blocks'\]"),
+    (minimal(store={"kind": "redis"}), r"\[store\] kind 'redis' is unknown; available: \"mongodb\", \"memory\""),
     (minimal(fields={"content": "tokens"}), r"role 'tokens' is not one of short, long, ignore"),
     (minimal(fields={"content": {"role": "long", "weight": -1}}), r"weight must be a number from 0 to 1,000"),
     (minimal(fields={"content": {"role": "long", "weight": float("inf")}}),

@@ -17,8 +17,8 @@ from dedup_pipeline.store import results
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.core.schemes import scheme_of
-from dedup_pipeline.jobs.spark import SparkError, _bounds, run_spark_batch, shard_generation
-from dedup_pipeline.store.index import BLOCKS, MongoStore
+from dedup_pipeline.jobs.spark import SparkError, _bounds, run_spark_batch
+from dedup_pipeline.store.index import BLOCKS, MemoryStore, MongoStore
 from testing.labelled import generate, write_sqlite
 
 ROWS = 6000
@@ -220,6 +220,11 @@ def test_an_executor_out_of_memory_ends_the_job_in_one_line_saying_so_not_connec
     assert "spark.driver.memory" in done.stdout and "Connection refused" not in done.stdout
 
 
+def test_the_spark_engine_refuses_the_in_memory_store_its_executors_cannot_reach(tmp_path):
+    with pytest.raises(SparkError, match='needs a MongoDB its executors write to: \\[store\\] kind = "mongodb"'):
+        run_spark_batch(config_for(tmp_path / "petition.sqlite", "", "dedup"), MemoryStore())
+
+
 class Mongos:
     """The admin database of a sharded cluster's router, recording the commands it gets."""
 
@@ -234,10 +239,10 @@ class Mongos:
 def test_on_a_sharded_cluster_each_new_generation_is_sharded_on_a_hashed_id():
     admin = Mongos()
     db = SimpleNamespace(name="dedup", client=SimpleNamespace(admin=admin))
-    shard_generation(db, "r1")
+    results.shard_generation(db, "r1")
     sharded = [(args[0], kwargs) for name, *args, kwargs in admin.commands if name == "shardCollection"]
     assert sharded == [(f"dedup.{name}__r1", {"key": {"_id": "hashed"}}) for name in results.GENERATION]
 
 
 def test_on_a_single_server_nothing_is_sharded(mongo_db):
-    assert shard_generation(mongo_db, "r1") == []
+    assert MongoStore(mongo_db).shard_generation("r1") == []

@@ -1,6 +1,7 @@
 """The block index: a document per row, keys filed in bucket documents by the batch and in
-`fresh` since, stale entries skipped; one write per change; round trips; int64. On
-SecantusDB (MongoStore), and the in-memory store that unit tests use beside it."""
+`fresh` since, stale entries skipped; one write per change; round trips; int64; and what a
+batch asks of a store (what it holds, its generations, its lease). On SecantusDB
+(MongoStore), and the same spec on the in-memory store (MemoryStore)."""
 
 import numpy as np
 import pymongo
@@ -13,6 +14,7 @@ from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.store.index import (
     BUCKET_ENTRIES, CHANGED, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
     from_int64, open_store, to_int64)
+from dedup_pipeline.store.lock import LockHeld
 
 HIGH = 1 << 63
 T = "petition"
@@ -35,18 +37,16 @@ def store(request):
     return MongoStore(db)
 
 
-def build(store, records, changed=()):
+def build(store, records):
     """A batch over `records`: their buckets made live (rows written new, without `fresh`)."""
-    db = store.db
-    run = results.new_run(db, {})
+    run = store.new_run({})
     store.file(records, fresh=False, batch=True)
     keys = np.array([k for r in records for k in r.keys], np.uint64)
     rows = [r.row for r in records for _ in r.keys]
     bits = bucket_bits(len(keys))
     store.write_buckets(run, bits, keys, rows)
     store.write_manifest(run, [r.row for r in records], [r.content for r in records])
-    results.switch(db, run, {}, bits)
-    store._follow(now=True)
+    store.switch(run, {}, bits)
     return run
 
 
@@ -106,12 +106,11 @@ def test_a_row_changed_or_removed_after_the_batch_leaves_its_old_bucket_entries_
     assert found(store, 5, 6) == [] and found(store, 500) == [5]
 
 
-def test_fold_ends_fresh_only_for_rows_stored_as_the_buckets_hold_them(mongo_db):
-    ensure_indexes(mongo_db)
-    store = MongoStore(mongo_db)
+def test_fold_ends_fresh_only_for_rows_stored_as_the_buckets_hold_them(store):
     store.file([record(1, [1], content="a"), record(2, [2], content="b")])
+    assert store.fresh(T) == {1, 2}
     assert store.fold(T, {1: "a", 2: "older"}) == 1
-    assert [d["row"] for d in mongo_db.rows.find({"fresh": {"$exists": True}})] == [2]
+    assert store.fresh(T) == {2}
 
 
 def test_bucket_documents_hold_tens_of_entries(mongo_db):
@@ -125,10 +124,8 @@ def test_bucket_documents_hold_tens_of_entries(mongo_db):
     assert all(found(store, *r.keys) == [r.row] for r in records[:50])
 
 
-def test_the_store_holds_the_live_manifest_corrected_by_every_write_since(mongo_db, monkeypatch):
+def test_the_store_holds_the_live_manifest_corrected_by_every_write_since(store, monkeypatch):
     monkeypatch.setattr("dedup_pipeline.store.index.MANIFEST_ROWS", 2)
-    ensure_indexes(mongo_db)
-    store = MongoStore(mongo_db)
     assert store.stored(T).rows == {}
     build(store, [record(n, [n], content=f"c{n}") for n in range(5)])
     assert store.stored(T).rows == {n: f"c{n}" for n in range(5)}
@@ -137,20 +134,16 @@ def test_the_store_holds_the_live_manifest_corrected_by_every_write_since(mongo_
     assert store.stored(T).rows == {0: "c0", 1: "changed", 2: CHANGED, 3: "c3", 4: "c4", 9: "new"}
 
 
-def test_a_batch_killed_before_going_live_leaves_what_it_filed_for_the_next(mongo_db):
-    ensure_indexes(mongo_db)
-    store = MongoStore(mongo_db)
+def test_a_batch_killed_before_going_live_leaves_what_it_filed_for_the_next(store):
     build(store, [record(n, [n], content=f"c{n}") for n in range(3)])
-    dead = results.new_run(mongo_db, {})
+    dead = store.new_run({})
     store.write_manifest(dead, [0, 1, 7], ["c0", "other", "c7"])
     store.file([record(7, [7], content="c7")], fresh=False, batch=True)  # ...and the batch dies here
-    results.new_run(mongo_db, {})
+    store.new_run({})
     assert store.stored(T).rows == {0: "c0", 1: CHANGED, 2: "c2", 7: CHANGED}
 
 
-def test_the_removed_log_keeps_a_row_removed_again_after_a_batch_read_it(mongo_db):
-    ensure_indexes(mongo_db)
-    store = MongoStore(mongo_db)
+def test_the_removed_log_keeps_a_row_removed_again_after_a_batch_read_it(store):
     store.remove(T, [4])
     read = store.stored(T)
     store.remove(T, [4])  # while the batch runs
@@ -158,6 +151,49 @@ def test_the_removed_log_keeps_a_row_removed_again_after_a_batch_read_it(mongo_d
     assert store.stored(T).rows == {4: CHANGED}
     store.clear_removed(store.stored(T).removed)
     assert store.stored(T).rows == {}
+
+
+def test_a_switched_run_replaces_the_live_results_whole(store):
+    first = build(store, [record(1, [1]), record(2, [1])])
+    store.write_matches(first, [1, 2], np.array([0]), np.array([1]), np.array([0.25]))
+    run = store.new_run({"k": 3})
+    store.write_matches(run, [3, 4, 5], np.array([0, 1]), np.array([2, 2]), np.array([0.5, 0.0]))
+    store.write_groups(run, [[3, 4, 5]])
+    assert store.current_run()["run"] == first  # until the switch
+    store.switch(run, {"rows": 3}, bucket_bits=2)
+    live = store.current_run()
+    assert (live["run"], live["summary"], live["bucket_bits"], live["settings"]) == (run, {"rows": 3}, 2, {"k": 3})
+    assert store.read_matches(run) == [(3, 5, 0.5), (4, 5, 0.0)] and store.read_groups(run) == [[3, 4, 5]]
+
+
+def test_before_any_batch_there_is_no_live_run(store):
+    assert store.current_run() is None
+
+
+def test_writes_while_a_run_builds_are_logged_for_its_replay_but_not_its_own(store):
+    run = store.new_run({})
+    store.file([record(5, [5])])
+    store.file([record(9, [9])], batch=True)  # the batch's own
+    store.remove(T, [6])
+    assert sorted(store.changed(T)) == [5, 6]
+    store.switch(run, {})
+    store.clear_changed()
+    store.file([record(7, [7])])
+    assert store.changed(T) == []
+
+
+def test_a_second_lease_of_a_name_is_refused_while_the_first_is_held(store):
+    with store.lease("batch"):
+        with pytest.raises(LockHeld):
+            with store.lease("batch"):
+                pass
+    with store.lease("batch"):  # free again
+        pass
+
+
+def test_the_configured_kind_of_store_is_the_one_opened(tmp_path):
+    with open_store(_config(tmp_path, kind="memory")) as store:
+        assert isinstance(store, MemoryStore)
 
 
 class Commands(monitoring.CommandListener):

@@ -125,7 +125,7 @@ class ShingleScheme:
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
     bands: int = 14
     rows_per_band: int = 4
-    corroborate: bool = True  # rows linked by a third row: compared, and corroborated (corroboration.py)
+    corroborate: bool = True  # rows linked by a third row: compared, and corroborated (decision.py)
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
         return self.sketch_many([row], fields)[0]

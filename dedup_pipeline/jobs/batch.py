@@ -20,15 +20,13 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from ..store import results
 from ..config import Config, ConfigError
-from ..store.lock import Lease
 from ..core.pairs import Similar, single_pass_pairs
 from .parallel import chunks_mapped
 from ..core.schemes import scheme_of
 from ..core.shingles import Sets, SketchTable
 from ..sql.source import SqlSource
-from ..store.index import Held, MongoStore, bucket_bits
+from ..store.index import Held, Store, bucket_bits
 from .stages import Chunk, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
 
 
@@ -69,20 +67,20 @@ def check_algorithm(config: Config, algorithm: str) -> None:
                           "\"simhash\" to use it")
 
 
-def run_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,
+def run_batch(config: Config, store: Store, on_progress: Callable[[int], None] = lambda n: None,
               processes: int | None = None, algorithm: str = "blocks") -> BatchResult:
     """Fingerprint every row of the configured table (in id order), find its pairs and
     groups (by block keys, or by the paper's Single-Pass baseline, O(n^2)), and make them
     and a rebuilt block index live together, and write them to dedup_match; holding the
     batch lease (lock.py) throughout, so that two batches never overlap (LockHeld)."""
     check_algorithm(config, algorithm)
-    with Lease(store.db.locks, "batch"):
+    with store.lease("batch"):
         return _run(config, store, on_progress, processes, algorithm)
 
 
-def _run(config: Config, store: MongoStore, on_progress: Callable[[int], None], processes: int | None,
+def _run(config: Config, store: Store, on_progress: Callable[[int], None], processes: int | None,
          algorithm: str) -> BatchResult:
-    run = results.new_run(store.db, config.masked(), scheme_of(config).settings)  # before reading: later writes are logged
+    run = store.new_run(config.masked(), scheme_of(config).settings)  # before reading: later writes are logged
     seconds: dict[str, float] = {}
     with (chunks_mapped(config, processes, sketcher, sketch) as sketched,
           tempfile.TemporaryDirectory(prefix="dedup-batch-") as scratch):
@@ -130,7 +128,7 @@ class _Read(NamedTuple):
     changed: int
 
 
-def _read(config: Config, store: MongoStore, run: str, held: dict, on_progress: Callable[[int], None],
+def _read(config: Config, store: Store, run: str, held: dict, on_progress: Callable[[int], None],
           sketched: Callable[[Iterable[list[dict]]], Iterator[Chunk]], scratch: str) -> _Read:
     """Read and sketch every row, writing the run's manifest and the row documents of those
     new or changed, the manifest first (a kill in between leaves a list of what was filed)."""
@@ -209,7 +207,7 @@ class _TableSpool:
                            self.text.sets(), np.concatenate(self.filed))
 
 
-def _store(config: Config, store: MongoStore, result: BatchResult, read: _Read, held: Held) -> None:
+def _store(config: Config, store: Store, result: BatchResult, read: _Read, held: Held) -> None:
     """Build the run's buckets, make them live with its results (stages.go_live), then
     check again each row an incremental writer changed meanwhile."""
     start = time.perf_counter()

@@ -47,16 +47,14 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from ..store import results
 from ..config import Config
 from ..errors import DedupError
-from ..store.lock import Lease
 from ..core.decision import confirm, distances, linking, neighbours, through_a_third
 from ..core.schemes import Shingles, scheme_of, shingle_scheme
 from ..core.pairs import Similar, originals
 from ..core.shingles import Sets, SketchTable, candidates
 from ..sql.source import SqlSource
-from ..store.index import BLOCKS, MANIFEST, MongoStore, buckets, bucket_bits, connect
+from ..store.index import MongoStore, Store, buckets, bucket_bits, connect_store
 from ..store.index import Held as StoreHeld
 from .stages import Found, file_chunk, go_live, groups_of, replay, sketch, sketcher
 
@@ -115,7 +113,7 @@ def check_spark() -> None:
 # ------------------------------------------------------------------ the driver
 
 
-def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[int], None] = lambda n: None,
+def run_spark_batch(config: Config, store: Store, on_progress: Callable[[int], None] = lambda n: None,
                     master: str | None = None, partitions: int | None = None) -> SparkResult:
     """batch.run_batch on Spark: every row's pairs and groups, and a rebuilt block index,
     made live together. `master`: a Spark master URL (default: spark-submit's, else
@@ -125,6 +123,8 @@ def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[in
     if not isinstance(scheme, Shingles):
         raise SparkError("--engine spark runs the shingles scheme (the default); the blocks scheme "
                          "runs with --engine local")
+    if not isinstance(store, MongoStore):
+        raise SparkError("--engine spark needs a MongoDB its executors write to: [store] kind = \"mongodb\"")
     config = _absolute(config)
     low, high, count = _id_range(config)
     with spark_session(master) as spark:
@@ -134,9 +134,9 @@ def run_spark_batch(config: Config, store: MongoStore, on_progress: Callable[[in
                              "set [store] mongo_uri (or DEDUP_MONGO_URI)")
         p = partitions or max(2 * sc.defaultParallelism, math.ceil(count / ROWS_PER_PARTITION))
         print(f"spark: master={sc.master} partitions={p} (ranges of ids)", file=sys.stderr, flush=True)
-        with Lease(store.db.locks, "batch"):
-            run = results.new_run(store.db, config.masked(), scheme.settings)  # later writes are logged
-            shard_generation(store.db, run)
+        with store.lease("batch"):
+            run = store.new_run(config.masked(), scheme.settings)  # later writes are logged
+            store.shard_generation(run)
             job = Job(config, _uri(config, store), config.store.database, run, p, _bounds(low, high, p))
             return _run(sc, job, store, count, on_progress)
 
@@ -202,19 +202,6 @@ def _jvm_exit(spark: Any, ending: bool) -> int | None:
     with suppress(subprocess.TimeoutExpired):
         return process.wait(JVM_EXIT_S) if ending else process.poll()
     return None
-
-
-def shard_generation(db: Any, run: str) -> list[str]:
-    """On a sharded cluster (a mongos), shard the collections of the run's generation on a
-    hashed _id before they are written (each batch makes its generation anew; README,
-    "A sharded MongoDB"); elsewhere nothing. The collections sharded."""
-    admin = db.client.admin
-    if admin.command("hello").get("msg") != "isdbgrid":
-        return []
-    names = [f"{db.name}.{results.named(name, run)}" for name in results.GENERATION]
-    for name in names:
-        admin.command("shardCollection", name, key={"_id": "hashed"})
-    return names
 
 
 class Job(NamedTuple):
@@ -372,10 +359,7 @@ def _bounds(low: int, high: int, partitions: int) -> np.ndarray:
 def _uri(config: Config, store: MongoStore) -> str:
     """The MongoDB the executors write to: the configured one, else the embedded server
     this process started (on this machine's loopback: local masters only)."""
-    if config.store.mongo_uri:
-        return config.store.mongo_uri
-    host, port = store.db.client.address
-    return f"mongodb://{host}:{port}/"
+    return config.store.mongo_uri or store.uri
 
 
 def _spread(partitions: int) -> tuple[int, Callable[[int], int]]:
@@ -531,8 +515,8 @@ class Final(NamedTuple):
 def _held(sc: Any, job: Job, store: MongoStore, since: dict) -> Any:
     """(partition, Held) of the live manifest, its documents read by the executors, and
     (partition, Since) of the rows written since that it does not show (store.since)."""
-    live = results.pointer(store.db)["run"]
-    ids = [doc["_id"] for doc in store.db[results.named(MANIFEST, live)].find({}, {"_id": 1})]
+    live = store.live_run()
+    ids = store.manifest_parts(live)
     rows = np.array(list(since), np.int64)
     part = job.range_of(rows)
     written = [(p, Since(rows[part == p].tolist(), [since[r] for r in rows[part == p].tolist()]))
@@ -542,10 +526,9 @@ def _held(sc: Any, job: Job, store: MongoStore, since: dict) -> Any:
 
 
 def _read_manifest(job: Job, live: str, ids: Iterable[int]) -> Iterator[tuple[int, Held]]:
-    wanted = list(ids)
-    with connect(job.uri) as client:
-        for doc in client[job.database][results.named(MANIFEST, live)].find({"_id": {"$in": wanted}}):
-            rows, hashes = np.array(doc["rows"], np.int64), doc["content"]
+    with connect_store(job.uri, job.database) as store:
+        for listed, hashes in store.manifest_of(live, list(ids)):
+            rows = np.array(listed, np.int64)
             part = job.range_of(rows)
             for p in np.unique(part).tolist():
                 at = np.flatnonzero(part == p)
@@ -563,13 +546,11 @@ def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any
             (since if isinstance(item, Since) else held).update(zip(item.rows, item.hashes))
     held.update(since)
     config, table, state = job.config, job.config.source.table, sketcher(job.config)
-    with SqlSource(config) as source, connect(job.uri) as client:
-        store = MongoStore(client[job.database])
+    with SqlSource(config) as source, connect_store(job.uri, job.database) as store:
         for p, span in ranges:
             rows_read, added, changed, entries = 0, 0, 0, 0
             # numbered by partition; a task run again replaces what it wrote
-            manifest = store.db[results.named(MANIFEST, job.run)]
-            manifest.delete_many({"_id": {"$gte": p << PART_IDS, "$lt": p + 1 << PART_IDS}})
+            store.clear_manifest(job.run, p << PART_IDS, p + 1 << PART_IDS)
             documents = p << PART_IDS
             for rows in source.rows(after=span.after, until=span.until):
                 chunk = sketch(rows, state)
@@ -609,11 +590,9 @@ def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Ite
     keys = np.concatenate([e.keys for _, e in parts])
     rows = np.concatenate([e.rows for _, e in parts])
     identity = np.concatenate([e.identity for _, e in parts])
-    with connect(job.uri) as client:
-        store = MongoStore(client[job.database])
-        low, high = -(-p * (1 << job.bits) // job.partitions), -(-(p + 1) * (1 << job.bits) // job.partitions)
-        store.db[results.named(BLOCKS, job.run)].delete_many({"_id": {"$gte": low, "$lt": high}})
-        store.write_buckets(job.run, job.bits, keys, rows.tolist(), whole=False)
+    low, high = -(-p * (1 << job.bits) // job.partitions), -(-(p + 1) * (1 << job.bits) // job.partitions)
+    with connect_store(job.uri, job.database) as store:
+        store.write_buckets(job.run, job.bits, keys, rows.tolist(), span=(low, high))
     ids, at = np.unique(rows, return_inverse=True)
     order = np.argsort(at, kind="stable")
     starts = np.concatenate(([0], np.cumsum(np.bincount(at, minlength=len(ids)))))

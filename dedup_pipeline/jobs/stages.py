@@ -22,8 +22,7 @@ from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import Sets, SketchTable
 from ..sql import matchtable
 from ..sql.source import SqlSource
-from ..store import results
-from ..store.index import Held, MongoStore, Record
+from ..store.index import Held, Record, Store
 from .incremental import Incremental, content_hash
 from .watch import WatchSettings, Worker, tables
 
@@ -70,7 +69,7 @@ class Filed(NamedTuple):
     documents: int
 
 
-def file_chunk(store: MongoStore, run: str, table: str, chunk: Chunk, held: Mapping[Any, str],
+def file_chunk(store: Store, run: str, table: str, chunk: Chunk, held: Mapping[Any, str],
                first: int) -> Filed:
     """Write the chunk's part of the run's manifest (its documents numbered from `first`),
     then file its rows new or changed since the store held them (`held`: {row: content
@@ -114,7 +113,7 @@ class Live(NamedTuple):
     removed: int
 
 
-def go_live(config: Config, store: MongoStore, run: str, found: Found, bits: int, gone: list, held: Held,
+def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gone: list, held: Held,
             filed: Callable[[set], Mapping[Any, str]]) -> Live:
     """Write the run's pairs, groups and dedup_match, forget the rows the table no longer
     has (`gone`; `held` as store.stored gave it: before the switch, so that a kill leaves
@@ -122,15 +121,15 @@ def go_live(config: Config, store: MongoStore, run: str, found: Found, bits: int
     fold the fresh rows the buckets now hold as they are stored (`filed(rows)`: {row:
     content hash the run filed} of these rows)."""
     table = config.source.table
-    results.write_matches(store.db, run, found.ids, *found.pairs)
-    results.write_groups(store.db, run, found.groups)
+    store.write_matches(run, found.ids, *found.pairs)
+    store.write_groups(run, found.groups)
     # Before the switch: rows changed after this write are logged, and decided again by `replay`.
     dedup_match = matchtable.write_batch(config, found.ids, *found.pairs)
     killpoints.reached("batch.results")
     removed = store.remove_gone(table, gone, held.rows)
     killpoints.reached("batch.removed")
-    results.switch(store.db, run, {"rows": found.rows, "pairs": len(found.pairs[0]), "groups": len(found.groups),
-                                   "rows_with_similar": sum(len(g) for g in found.groups)}, bits)
+    store.switch(run, {"rows": found.rows, "pairs": len(found.pairs[0]), "groups": len(found.groups),
+                       "rows_with_similar": sum(len(g) for g in found.groups)}, bits)
     killpoints.reached("batch.switched")
     trim()
     fresh = store.fresh(table)
@@ -139,12 +138,11 @@ def go_live(config: Config, store: MongoStore, run: str, found: Found, bits: int
     return Live(dedup_match, removed)
 
 
-def replay(config: Config, store: MongoStore, matches: bool) -> int:
+def replay(config: Config, store: Store, matches: bool) -> int:
     """File (or remove) each row an incremental writer changed while the batch ran, as the
     table has it now, and write its matches to dedup_match (if there is one) as `watch`
     does: the batch's pairs of it were found in what the table was."""
-    changes = store.db[results.CHANGES]
-    ids = [doc["row"] for doc in changes.find({"table": config.source.table}, {"row": 1})]
+    ids = store.changed(config.source.table)
     index = Incremental(store, config)
     with SqlSource(config) as source, source.errors("check again the rows changed during the batch of"):
         if matches and ids:
@@ -158,8 +156,8 @@ def replay(config: Config, store: MongoStore, matches: bool) -> int:
                     index.add(row_id, present[row_id])
                 else:
                     index.remove(row_id)
-    # Writers log only while `building` is set, which the switch cleared: this log is done.
-    changes.delete_many({})
+    # Writers log only while a run builds, which the switch ended: this log is done.
+    store.clear_changed()
     return len(ids)
 
 

@@ -332,7 +332,7 @@ class Worker:
         except Exception:
             return f"the source database {mask_url(self.config.source.url)}"
         try:
-            self.index.store.db.command("ping")
+            self.index.store.ping()
         except Exception:
             return f"MongoDB at {self.index.store.where}"
         return None

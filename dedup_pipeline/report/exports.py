@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store import results
 from ..config import Config
 from .render import ReportData, groups_table, render_html, write_csv, write_jsonl
 from ..sql.source import SqlSource, id_order
@@ -15,12 +14,11 @@ from ..store.index import StoreError, open_store
 def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
     """The live run's pointer, pairs and groups, all of one generation."""
     with open_store(config) as store:
-        db = store.db
-        run = results.current_run(db)
+        run = store.current_run()
         if run is None:
             raise StoreError("no batch results yet: run `dedup-pipeline batch` first")
-        pairs = sorted(results.read_matches(db, run["run"]), key=_pair_order)
-        members = results.read_groups(db, run["run"])
+        pairs = sorted(store.read_matches(run["run"]), key=_pair_order)
+        members = store.read_groups(run["run"])
     return run, pairs, members
 
 

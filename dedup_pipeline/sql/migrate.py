@@ -72,11 +72,10 @@ def upgrade(config: Config) -> None:
 def ensure_store_indexes(config: Config) -> str:
     """Create the MongoDB indexes the store needs (idempotent); returns where, password
     masked. The configured MongoDB, else the embedded one (see `store.open_store`)."""
-    from ..store.index import StoreError, ensure_indexes, open_store
+    from ..store.index import StoreError, open_store
 
     try:
-        with open_store(config) as store:
-            ensure_indexes(store.db)
+        with open_store(config) as store:  # the indexes are ensured as it opens
             return store.where
     except StoreError as e:
         raise StoreError(f"the SQL migrations are applied, but not the MongoDB indexes: {e}") from None

@@ -26,23 +26,24 @@ written as the batch reads, before the rows it lists are filed, so that a batch 
 before going live leaves a list of what it may have filed. Every other write leaves a trace
 too, until a batch has read it: a row filed since stays `fresh`, a row removed is logged in
 `removed`. So the next batch sees what the store holds, whoever wrote it (`stored`).
-Keys are opaque 63-bit integers: the store knows nothing of schemes. pymongo stays in this
-module: callers see `Record`s and `StoreError`.
+Keys are opaque 63-bit integers: the store knows nothing of schemes. pymongo stays in
+store/: callers see the operations of protocol.Store, `Record`s and `StoreError`, whichever
+store `open_store` made (this MongoDB one, or memory.MemoryStore).
 
-The buckets belong to a generation (results.py): a store reads the live one. While a batch
-builds, every write also logs its row in `changes`, for the batch to check again after its
-switch; each write ends with a guard that matches only if the pointer still says what the
-store read, else the write is made again, logged.
+The buckets belong to a generation (results.py, whose functions MongoStore's operations
+call, with the batch's lease, lock.py): a store reads the live one. While a batch builds,
+every write also logs its row in `changes`, for the batch to check again after its switch;
+each write ends with a guard that matches only if the pointer still says what the store
+read, else the write is made again, logged.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from itertools import islice
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pymongo
@@ -53,12 +54,15 @@ from pymongo.errors import BulkWriteError, PyMongoError
 from . import mongo
 
 from . import results
-from ..config import ENV_MONGO_URI, Config, ConfigError, mask_url
+from ..config import ENV_MONGO_URI, Config, mask_url
 from .embedded import EmbeddedMongo, EmbeddedMongoError
 from ..errors import StoreError
+from .lock import Lease
+from .memory import MemoryStore
+from .protocol import BlockStore as BlockStore  # the interface its users import from here
+from .protocol import CHANGED, Held, Record, Store, gone_logged, refused
 
 ROWS, BLOCKS, MANIFEST, SYNC, REMOVED = "rows", "blocks", "manifest", "sync", "removed"
-CHANGED = ""  # the content hash of a row whose document may hold anything: no row's hash
 IN_IDS = 20  # values per $in: SecantusDB's $in slows with the square of the list (20: the fastest worker of 10, 20, 50, 200)
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 48  # entries a bucket document holds at least, on average, as the batch sizes them
@@ -81,36 +85,6 @@ def to_int64(fingerprint: int) -> int:
 
 def from_int64(value: int) -> int:
     return value & (1 << 64) - 1
-
-
-class Record(NamedTuple):
-    """What the store holds about one row: its fingerprint, the hash of its content, the
-    keys it is filed under, and its sketch (if the scheme keeps one)."""
-
-    table: str
-    row: Any
-    fingerprint: int
-    content: str
-    keys: tuple[int, ...]
-    sketch: bytes | None = None
-
-
-class Held(NamedTuple):
-    """{row: content hash} of what the store holds, and the `removed` log entries read."""
-
-    rows: dict[Any, str]
-    removed: list[tuple[str, int]]
-
-
-class BlockStore(Protocol):
-    """Rows filed under opaque keys: what the checks, the worker and the batch need."""
-
-    def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]: ...
-    def records(self, table: str, rows: Sequence) -> dict[Any, Record]: ...
-    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int: ...
-    def remove(self, table: str, rows: Sequence, trace: bool = True) -> int: ...
-    def sync(self) -> None: ...
-    def require(self, scheme: str) -> None: ...
 
 
 def row_key(table: str, row: Any) -> str:
@@ -141,17 +115,35 @@ def ensure_indexes(db: Any) -> None:
 
 
 @contextmanager
-def open_store(config: Config) -> Iterator[MongoStore]:
+def open_store(config: Config) -> Iterator[Store]:
+    """The configured store (`[store] kind`, one of STORES): MongoDB, or this process's memory."""
+    with STORES[config.store.kind](config) as store:
+        yield store
+
+
+@contextmanager
+def _mongodb(config: Config) -> Iterator[MongoStore]:
     """The configured MongoDB (`[store] mongo_uri`, or DEDUP_MONGO_URI), else an embedded
     SecantusDB serving `<data_dir>/mongo`, kept across runs; indexes ensured."""
     with ExitStack() as stack:
         uri = config.store.mongo_uri or stack.enter_context(_embedded(config)).uri
-        client = stack.enter_context(connect(uri))
+        with connect_store(uri, config.store.database) as store:
+            store.ensure_indexes()
+            yield store
+
+
+STORES: dict[str, Callable[[Config], ContextManager[Store]]] = {
+    "mongodb": _mongodb, "memory": lambda config: nullcontext(MemoryStore())}
+
+
+@contextmanager
+def connect_store(uri: str, database: str) -> Iterator[MongoStore]:
+    """The store in `database` of the MongoDB at `uri` (a Spark executor's, the driver's
+    store reached again)."""
+    with connect(uri) as client:
         where = mask_url(uri)
         with _errors(where):
-            db = client[config.store.database]
-            ensure_indexes(db)
-            store = MongoStore(db, where=where)
+            store = MongoStore(client[database], where=where, uri=uri)
         yield store
 
 
@@ -192,15 +184,25 @@ def _errors(where: str) -> Any:
 
 
 class MongoStore:
-    """The block index in one MongoDB database, following its live generation."""
+    """The block index in one MongoDB database, following its live generation, with the
+    batch's generations (results.py) and its lease (lock.py)."""
 
-    def __init__(self, db: Any, where: str = ""):
+    def __init__(self, db: Any, where: str = "", uri: str = ""):
         self.db = db
         self.rows = db[ROWS]
         self.where = where or f"database {db.name}"
+        self._uri = uri
         self.scheme = ""  # the scheme settings this store's user files and looks up with
         with _errors(self.where):
             self._use(results.pointer(db))
+
+    @property
+    def uri(self) -> str:
+        """Where other processes reach this store's server (a Spark executor)."""
+        if self._uri:
+            return self._uri
+        host, port = self.db.client.address
+        return f"mongodb://{host}:{port}/"
 
     def require(self, scheme: str) -> None:
         """Refuse (ConfigError) to serve a user whose scheme settings (opaque) differ from
@@ -213,11 +215,9 @@ class MongoStore:
     # -- following the live generation
 
     def _use(self, live: dict) -> None:
-        built = live.get("scheme")
-        if built and self.scheme and built != self.scheme:
-            raise ConfigError(f"the live batch (run {live['run']}, MongoDB at {self.where}) was made with other "
-                              f"scheme settings ({_differences(built, self.scheme)}): run `dedup-pipeline batch` "
-                              f"with this configuration first, or use the one that batch ran with")
+        error = refused(live, self.scheme, f"MongoDB at {self.where}")
+        if error:
+            raise error
         self.generation, self.building = live["run"], live.get("building")
         self.bucket_bits = live.get("bucket_bits", 0)
         self.blocks = self.db[results.named(BLOCKS, self.generation)]
@@ -388,11 +388,10 @@ class MongoStore:
         """Remove the rows a batch found gone from the table, `held` as `stored` gave them:
         those it read in a log (CHANGED) need no new entry, and keep theirs until
         `clear_removed`. Returns how many were filed."""
-        logged = [row for row in gone if held.get(row) == CHANGED]
-        listed = [row for row in gone if held.get(row) != CHANGED]
+        logged, listed = gone_logged(gone, held)
         return self.remove(table, listed) + self.remove(table, logged, trace=False)
 
-    def clear_removed(self, entries: Sequence[tuple[str, int]]) -> None:
+    def clear_removed(self, entries: Sequence[tuple[Any, int]]) -> None:
         """Forget the `removed` entries a batch read (`since`) once its manifest is live; an
         entry logged again since (its count moved on) stays."""
         with _errors(self.where):
@@ -416,16 +415,19 @@ class MongoStore:
             return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
                        for n in range(0, len(ops), WRITE_CHUNK))
 
-    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence, whole: bool = True) -> int:
-        """File each (key, row) in run's bucket documents, inserted whole; keys are unsigned
-        64-bit, rows a list beside them (or what gives a list of them at positions, `take`);
-        not `whole`: these are the entries of some buckets only (a Spark partition's), added
-        to the others. Returns the documents written."""
+    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence,
+                      span: tuple[int, int] | None = None) -> int:
+        """File each (key, row) in run's bucket documents, inserted whole, in place of those
+        there; keys are unsigned 64-bit, rows a list beside them (or what gives a list of them
+        at positions, `take`); `span` (low, high): these are the entries of the buckets low to
+        high - 1 only (a Spark partition's), the others kept. Returns the documents written."""
         take = getattr(rows, "take", None) or (lambda at: [rows[n] for n in at.tolist()])
         target = self.db[results.named(BLOCKS, run)]
         with _errors(self.where):
-            if whole:
+            if span is None:
                 target.drop()
+            else:
+                target.delete_many({"_id": {"$gte": span[0], "$lt": span[1]}})
             bucket = buckets(keys, bits)
             order = np.argsort(bucket, kind="stable")
             bucket, signed = bucket[order], keys.view(np.int64)[order]
@@ -444,53 +446,84 @@ class MongoStore:
             self.db[SYNC].with_options(write_concern=WriteConcern(w=1, j=True)).update_one(
                 {"_id": SYNC}, {"$inc": {"writes": 1}}, upsert=True)
 
+    def ping(self) -> None:
+        """Raise StoreError unless MongoDB answers."""
+        with _errors(self.where):
+            self.db.command("ping")
 
-def _differences(built: str, wanted: str, shown: int = 3) -> str:
-    """The `name=value` items of two settings texts that differ, as "x there, y here"."""
-    items = re.compile(r"(\w+)=('[^']*'|\([^()]*\)|[^,()]+)")
-    there, here = items.findall(built), items.findall(wanted)
-    changed = [f"{key}={value} there, {new} here" for key, value in there if (key, value) not in here
-               for new in [next((v for k, v in here if k == key and (k, v) not in there), None)] if new]
-    return "; ".join(changed[:shown]) or "they differ"
+    def ensure_indexes(self) -> None:
+        with _errors(self.where):
+            ensure_indexes(self.db)
 
+    # -- the batch's generations (results.py) and its lease (lock.py)
 
-class MemoryStore:
-    """The same store in a dict, for fast unit tests of what uses one: no buckets, every
-    row fresh."""
+    def lease(self, name: str) -> Lease:
+        """The lease `name` (`with store.lease("batch"):`): LockHeld while another holds it."""
+        return Lease(self.db.locks, name)
 
-    def __init__(self) -> None:
-        self.held: dict[tuple[str, Any], Record] = {}
-        self.under: dict[tuple[str, int], set] = {}  # the rows filed under each key
+    def new_run(self, settings: dict[str, Any], scheme: str = "") -> str:
+        """Start building a run's generation (results.new_run): writes are logged from now on."""
+        run = results.new_run(self.db, settings, scheme)
+        self._follow(now=True)
+        return run
 
-    def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]:
-        keys = {k for row_keys in wanted.values() for k in row_keys}
-        rows = set().union(*(self.under.get((table, k), ()) for k in keys)) - set(wanted)
-        return {row: self.held[table, row] for row in rows}
+    def shard_generation(self, run: str) -> list[str]:
+        return results.shard_generation(self.db, run)
 
-    def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
-        return {row: self.held[table, row] for row in rows if (table, row) in self.held}
+    def write_matches(self, run: str, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> None:
+        results.write_matches(self.db, run, ids, i, j, d)
 
-    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int:
-        records = list(records)
-        for r in records:
-            self.remove(r.table, [r.row])
-            self.held[r.table, r.row] = r
-            for k in r.keys:
-                self.under.setdefault((r.table, k), set()).add(r.row)
-        return len(records)
+    def write_groups(self, run: str, groups: Iterable[list]) -> None:
+        results.write_groups(self.db, run, groups)
 
-    def remove(self, table: str, rows: Sequence, trace: bool = True) -> int:
-        gone = [r for r in (self.held.pop((table, row), None) for row in rows) if r is not None]
-        for r in gone:
-            for k in r.keys:
-                self.under[table, k].discard(r.row)
-        return len(gone)
+    def switch(self, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:
+        """Make the run's generation live in one write (results.switch), and follow it."""
+        results.switch(self.db, run, summary, bucket_bits)
+        self._follow(now=True)
 
-    def sync(self) -> None:
-        pass
+    def current_run(self) -> dict[str, Any] | None:
+        return results.current_run(self.db)
 
-    def require(self, scheme: str) -> None:
-        pass  # one user, one scheme: nothing to refuse
+    def read_matches(self, run: str) -> list[tuple]:
+        return results.read_matches(self.db, run)
+
+    def read_groups(self, run: str) -> list[list]:
+        return results.read_groups(self.db, run)
+
+    def changed(self, table: str) -> list:
+        """The rows of `table` written while the run building now was (logged for its replay)."""
+        with _errors(self.where):
+            return [doc["row"] for doc in self.db[results.CHANGES].find({"table": table}, {"row": 1})]
+
+    def clear_changed(self) -> None:
+        """Forget the log of rows written while a run was building: its replay is done."""
+        with _errors(self.where):
+            self.db[results.CHANGES].delete_many({})
+
+    # -- the parts of a run a Spark partition writes
+
+    def live_run(self) -> str:
+        """The live generation's run ("" before the first batch)."""
+        with _errors(self.where):
+            self._follow(now=True)
+            return self.generation
+
+    def manifest_parts(self, run: str) -> list[int]:
+        """The numbers of run's manifest documents."""
+        with _errors(self.where):
+            return [doc["_id"] for doc in self.db[results.named(MANIFEST, run)].find({}, {"_id": 1})]
+
+    def manifest_of(self, run: str, parts: Sequence[int]) -> Iterator[tuple[list, list[str]]]:
+        """(rows, their content hashes) of each of these manifest documents."""
+        with _errors(self.where):
+            for doc in self.db[results.named(MANIFEST, run)].find({"_id": {"$in": list(parts)}}):
+                yield doc["rows"], doc["content"]
+
+    def clear_manifest(self, run: str, first: int, end: int) -> None:
+        """Forget run's manifest documents numbered first to end - 1 (a Spark task run
+        again replaces what it wrote)."""
+        with _errors(self.where):
+            self.db[results.named(MANIFEST, run)].delete_many({"_id": {"$gte": first, "$lt": end}})
 
 
 def _document(record: Record, fresh: bool) -> dict:

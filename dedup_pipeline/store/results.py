@@ -17,7 +17,8 @@ every write to the index is also logged in `changes`, for the batch to decide th
 again after its switch. The pointer also says how its buckets are keyed (`bucket_bits`), and
 with which scheme settings (`schemes.Scheme.settings`) its keys were made: a store refuses a
 user of other settings (store.MongoStore.require). pymongo's errors are raised as StoreError
-(mongo.py).
+(mongo.py). These functions take a pymongo Database: outside store/, they are the operations
+of index.MongoStore (the same for memory.MemoryStore).
 """
 
 from __future__ import annotations
@@ -161,6 +162,20 @@ def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0
         drop_generation(db, old["_id"])
     if previous:
         drop_generation(db, "")  # the plain names `add` fills before any batch
+
+
+@guarded
+def shard_generation(db: Database, run: str) -> list[str]:
+    """On a sharded cluster (a mongos), shard the collections of the run's generation on a
+    hashed _id before they are written (each batch makes its generation anew; README,
+    "A sharded MongoDB"); elsewhere nothing. The collections sharded."""
+    admin = db.client.admin
+    if admin.command("hello").get("msg") != "isdbgrid":
+        return []
+    names = [f"{db.name}.{named(name, run)}" for name in GENERATION]
+    for name in names:
+        admin.command("shardCollection", name, key={"_id": "hashed"})
+    return names
 
 
 @guarded
