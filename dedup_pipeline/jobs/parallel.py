@@ -48,16 +48,20 @@ def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config]
     with _ctrl_c_ignored():  # from their first instruction: Ctrl-C reaches the whole process group
         pool = _Pool(processes, initializer=_start, initargs=(make, config),
                      context=multiprocessing.get_context("spawn"))
-    with pool:
-        def mapped(chunks: Iterable[Sequence[Mapping]]) -> Iterator[Any]:
-            pending: deque = deque()
-            for rows in chunks:
-                pending.append(pool.apply_async(_run, (work, rows)))
-                if len(pending) > 2 * processes:
-                    yield pending.popleft().get()
-            while pending:
+    def mapped(chunks: Iterable[Sequence[Mapping]]) -> Iterator[Any]:
+        pending: deque = deque()
+        for rows in chunks:
+            pending.append(pool.apply_async(_run, (work, rows)))
+            if len(pending) > 2 * processes:
                 yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+    try:
         yield mapped
+    except BaseException:
+        pool.abandon()
+        raise
+    pool.terminate()
 
 
 # What multiprocessing's resource tracker says, cleaning up the pool's semaphores after its
@@ -90,6 +94,18 @@ class _Pool(multiprocessing.pool.Pool):
     @staticmethod
     def Process(ctx: Any, *args: Any, **kwargs: Any) -> _Worker:
         return _Worker(*args, **kwargs)
+
+    def abandon(self) -> None:
+        """Stop at once, the batch failing or interrupted: kill the workers and leave the
+        pool's threads (daemons) be. terminate() can wait for ever on the results queue's
+        lock, held by a worker it killed in the middle of sending a result. The pool's
+        handler is stopped first, or it would start workers in the place of those killed."""
+        self._state = self._worker_handler._state = multiprocessing.pool.TERMINATE
+        self._change_notifier.put(None)
+        self._worker_handler.join()
+        for worker in self._pool:
+            worker.kill()
+        self._terminate.cancel()
 
 
 @contextmanager
