@@ -20,7 +20,9 @@ HIGH = 1 << 63
 T = "petition"
 
 
-def record(row, keys, content="c", table=T, fingerprint=0xFFFF_0003_0002_0001):
+def record(row, keys, content="c", table=T, fingerprint=None):
+    """A row's record; rows of the same keys and content are copies: one fingerprint."""
+    fingerprint = hash((tuple(keys), content)) & (1 << 64) - 1 if fingerprint is None else fingerprint
     return Record(table, row, fingerprint, content, tuple(keys), b"sketch")
 
 
@@ -43,10 +45,12 @@ def build(store, records):
     store.file(records, fresh=False, batch=True)
     keys = np.array([k for r in records for k in r.keys], np.uint64)
     rows = [r.row for r in records for _ in r.keys]
+    prints = np.array([r.fingerprint for r in records for _ in r.keys], np.uint64)
     bits = bucket_bits(len(keys))
-    store.write_buckets(run, bits, keys, rows)
+    store.write_buckets(run, bits, keys, rows, prints)
     store.write_manifest(run, [r.row for r in records], [r.content for r in records])
     store.switch(run, {}, bits)
+    store.fold(T, {r.row: r.content for r in records})
     return run
 
 
@@ -197,14 +201,18 @@ def test_the_configured_kind_of_store_is_the_one_opened(tmp_path):
 
 
 class Commands(monitoring.CommandListener):
+    """The commands sent, and the documents finds returned."""
+
     def __init__(self):
         self.names = []
+        self.documents = 0
 
     def started(self, event):
         self.names.append(event.command_name)
 
     def succeeded(self, event):
-        pass
+        cursor = event.reply.get("cursor") or {}
+        self.documents += len(cursor.get("firstBatch", cursor.get("nextBatch", [])))
 
     def failed(self, event):
         pass
@@ -230,12 +238,33 @@ def test_a_changed_row_is_one_write_and_the_guard(counted):
     assert commands.names == ["update", "update"]  # the row replaced; the pointer guard
 
 
-def test_a_lookup_is_three_finds(counted):
+def test_a_lookup_is_four_finds(counted):
     store, commands = counted
     store.file([record(7, [70_007], content="new")])
     commands.names.clear()
     assert found(store, 8, 70_007) == [7, 8]
-    assert commands.names == ["find", "find", "find"]  # fresh rows, buckets, rows they name
+    assert commands.names == ["find"] * 4  # rows removed, fresh rows, buckets, rows they name
+
+
+def test_copies_in_the_buckets_are_read_as_one_document(counted):
+    store, commands = counted
+    build(store, [record(n, [1, 2], content="same") for n in range(5000)] + [record(5000, [2], content="other")])
+    commands.names.clear()
+    commands.documents = 0
+    looked = store.lookup(T, {None: [1, 2]})
+    assert sorted(looked) == list(range(5001))
+    assert all(looked[n] == record(n, [1, 2], content="same") for n in range(5000))
+    assert commands.names == ["find"] * 4 and commands.documents <= 4  # a bucket, the removed log, 2 rows
+
+
+def test_a_copy_changed_or_removed_after_the_batch_is_no_copy_under_its_old_keys(store):
+    build(store, [record(n, [1, 2], content="same") for n in range(10)])
+    store.file([record(3, [7], content="changed"), record(4, [2, 8], content="edited")])
+    store.remove(T, [5])
+    looked = store.lookup(T, {None: [1]})
+    assert sorted(looked) == [0, 1, 2, 6, 7, 8, 9]
+    assert store.lookup(T, {None: [2]})[4] == record(4, [2, 8], content="edited")
+    assert sorted(store.lookup(T, {None: [7]})) == [3]
 
 
 def test_unreachable_mongodb_fails_fast_naming_the_host_password_masked():
@@ -265,3 +294,4 @@ def test_with_a_uri_the_store_uses_that_mongodb(tmp_path, mongo_uri, mongo_db):
     assert mongo_db.rows.count_documents({}) == 1
     assert "fresh_1" in mongo_db.rows.index_information()
     assert not (tmp_path / "mongo").exists()
+

@@ -213,7 +213,8 @@ def _store(config: Config, store: Store, result: BatchResult, read: _Read, held:
     start = time.perf_counter()
     rows_of_keys = np.repeat(np.arange(len(read.ids)), read.keys.sizes())
     bits = bucket_bits(len(read.keys.values))
-    store.write_buckets(result.run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys))
+    store.write_buckets(result.run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys),
+                        read.fingerprints[rows_of_keys])
     result.seconds["index"] = time.perf_counter() - start
     trim()
 

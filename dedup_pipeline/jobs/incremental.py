@@ -171,6 +171,15 @@ class Incremental:
         """The probes of these rows as the index holds them now (those it holds)."""
         return {row: self._restore(r) for row, r in self.store.records(self.table, sorted(rows, key=str)).items()}
 
+    def current_around(self, rows: Iterable, others: Iterable) -> dict[Any, Any]:
+        """The probes of `others` as the index holds them now, those filed under a key of
+        one of `rows` read by a lookup (a row's copies in one read), the rest one by one."""
+        others = set(others)
+        mine = self.store.records(self.table, sorted(rows, key=str))
+        near = self.store.lookup(self.table, {r: record.keys for r, record in mine.items()}) if mine else {}
+        found = {row: self._restore(record) for row, record in near.items() if row in others}
+        return {**found, **self.current(others - found.keys())}
+
     def _restore(self, record: Record) -> Any:
         return self._restored(record.fingerprint, record.sketch)
 
@@ -186,13 +195,13 @@ def _id_order(row: Any) -> tuple:
 def _as_pairs(decided: Decided, ids: list, copies: list[list], probes: Mapping[Any, Any]) -> tuple[dict, dict]:
     """The pairs decided, {(row, other): distance}: as a check lists them (each probe with
     every row of its text, at distance 0), and as the batch stores them (pairs.Similar.linked:
-    each row of a probe's text linked to the first of them). A probe's text is whole in what
-    was read: copies share their keys."""
+    each row of a probe's text linked to the first of them, where a probe is either: the
+    others' links stand). A probe's text is whole in what was read: copies share their keys."""
     i, j, d = decided.pairs
     listed = {(ids[a], ids[b]): distance for a, b, distance in zip(i.tolist(), j.tolist(), d.tolist())}
     linked, zero = dict(listed), d.dtype.type(0).item()
     for rows in copies:
-        linked.update(((row, rows[0]), zero) for row in rows[1:])
+        linked.update(((row, rows[0]), zero) for row in rows[1:] if row in probes or rows[0] in probes)
         for row in (r for r in rows if r in probes):
             for other in rows:
                 if other != row and (other, row) not in listed:

@@ -117,7 +117,7 @@ def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> list[tup
     near = matches.partners(rows, distance=0)  # copies are at 0, and so are texts contained whole
     if not near:
         return []
-    held = index.current(set().union(*near.values()) - set(rows))
+    held = index.current_around(rows, set().union(*near.values()) - set(rows))
     out = []
     for row, partners in near.items():
         by_text: dict[int, set] = {}
@@ -171,7 +171,7 @@ def _linked_through(index: Incremental, matches: Matches, rows: Sequence) -> set
     """The stored pairs of two rows outside the batch that both match one of its rows (or a
     copy of a row it matches: pairs.Similar links copies to the first of them only), both
     directions: that row may be what linked them (decision.py: a third row), and
-    it is changing or gone."""
+    it is changing or gone. Copies are linked whatever else is there: not theirs."""
     if not index.scheme.links:
         return set()
     batch = set(rows)
@@ -180,8 +180,10 @@ def _linked_through(index: Incremental, matches: Matches, rows: Sequence) -> set
     groups = [group.union(*(copies.get(m, set()) for m in group)) - batch for group in groups]
     groups = [group for group in groups if len(group) > 1]
     around = sorted(set().union(*groups), key=str)
-    return {(a, b) for a, b in matches.pairs_among(around)
-            if any(a in group and b in group for group in groups)}
+    pairs = {(a, b) for a, b in matches.pairs_among(around) if any(a in group and b in group for group in groups)}
+    held = index.current_around(rows, {r for pair in pairs for r in pair}) if pairs else {}
+    text = {row: index.scheme.identity(probe) for row, probe in held.items()}
+    return {(a, b) for a, b in pairs if not text.get(a) or text.get(a) != text.get(b)}
 
 
 def _unlink(index: Incremental, matches: Matches, linked: set[tuple], found: dict[tuple, Any]) -> None:

@@ -400,6 +400,7 @@ class Sketched(NamedTuple):
     ids: np.ndarray
     hashes: list
     table: SketchTable
+    prints: np.ndarray  # each row's fingerprint, as its document holds it
 
 
 class RangeRead(NamedTuple):
@@ -416,6 +417,7 @@ class Entries(NamedTuple):
     keys: np.ndarray  # uint64
     rows: np.ndarray
     identity: np.ndarray  # each row's Sketch.identity: rows of one text are never candidates of each other
+    prints: np.ndarray  # each row's fingerprint, filed beside its keys
 
 
 class Candidates(NamedTuple):
@@ -560,7 +562,7 @@ def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any
                 added, changed, documents = added + filed.added, changed + filed.changed, documents + filed.documents
                 rows_read += len(chunk.ids)
                 entries += len(chunk.keys.values)
-                yield p, Sketched(np.array(chunk.ids, np.int64), chunk.hashes, chunk.table)
+                yield p, Sketched(np.array(chunk.ids, np.int64), chunk.hashes, chunk.table, chunk.fingerprints)
             yield p, RangeRead(rows_read, added, changed, [], entries)
     if held and ranges:
         yield ranges[0][0], RangeRead(0, 0, 0, list(held), 0)
@@ -574,10 +576,11 @@ def _route_keys(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Entries]
     keys = np.asarray(chunk.table.keys.values, np.uint64)
     rows = np.repeat(chunk.ids, chunk.table.keys.sizes())
     identity = np.repeat(chunk.table.identity, chunk.table.keys.sizes())
+    prints = np.repeat(chunk.prints, chunk.table.keys.sizes())
     owner = buckets(keys, job.bits) * job.partitions >> job.bits
     for p in np.unique(owner).tolist():
         at = owner == p
-        yield p, Entries(keys[at], rows[at], identity[at])
+        yield p, Entries(keys[at], rows[at], identity[at], prints[at])
 
 
 def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Iterator[tuple[int, Candidates]]:
@@ -590,9 +593,10 @@ def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Ite
     keys = np.concatenate([e.keys for _, e in parts])
     rows = np.concatenate([e.rows for _, e in parts])
     identity = np.concatenate([e.identity for _, e in parts])
+    prints = np.concatenate([e.prints for _, e in parts])
     low, high = -(-p * (1 << job.bits) // job.partitions), -(-(p + 1) * (1 << job.bits) // job.partitions)
     with connect_store(job.uri, job.database) as store:
-        store.write_buckets(job.run, job.bits, keys, rows.tolist(), span=(low, high))
+        store.write_buckets(job.run, job.bits, keys, rows.tolist(), prints, span=(low, high))
     ids, at = np.unique(rows, return_inverse=True)
     order = np.argsort(at, kind="stable")
     starts = np.concatenate(([0], np.cumsum(np.bincount(at, minlength=len(ids)))))

@@ -87,9 +87,9 @@ def pairs_among(conn: sa.Connection, table: sa.Table, rows: Sequence) -> set[tup
     ends: a concurrent writer of one of them waits, and then writes it again."""
     if not rows:
         return set()
-    return set(map(tuple, conn.execute(
-        sa.select(table.c.row_id, table.c.similar_id)
-        .where(table.c.row_id.in_(rows), table.c.similar_id.in_(rows)).with_for_update())))
+    among = set(rows)  # filtered here: SQLite takes the square of the rows to filter both sides
+    return {(a, b) for a, b in conn.execute(sa.select(table.c.row_id, table.c.similar_id)
+                                            .where(table.c.row_id.in_(rows)).with_for_update()) if b in among}
 
 
 def forget_pairs(conn: sa.Connection, table: sa.Table, pairs: Iterable[tuple[Any, Any]]) -> None:

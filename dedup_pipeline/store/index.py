@@ -5,7 +5,8 @@ block value).
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": [<int64>, ...], "sketch": <bytes>,
                     "fresh": [<int64>, ...]}
-    blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...]}
+    blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...],
+                    "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
     changes:       {"_id": "petition:7", "table": "petition", "row": 7}
     removed:       {"_id": "petition:7", "table": "petition", "row": 7, "n": <times logged>}
@@ -48,7 +49,7 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator, Mapping, S
 import numpy as np
 import pymongo
 from bson import Binary
-from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
+from pymongo import DeleteOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, PyMongoError
 
 from . import mongo
@@ -109,9 +110,10 @@ def bucket_bits(entries: int) -> int:
 
 
 def ensure_indexes(db: Any) -> None:
-    """Create the indexes the store needs (the sparse index of rows filed since the
-    buckets were built); idempotent, so it runs on every start and from `migrate`."""
+    """Create the indexes the store needs (of the rows filed, and removed, since the
+    buckets were built, by key); idempotent, so it runs on every start and from `migrate`."""
     db[ROWS].create_index("fresh", sparse=True)
+    db[REMOVED].create_index("keys")
 
 
 @contextmanager
@@ -249,21 +251,49 @@ class MongoStore:
 
     def lookup(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> dict[Any, Record]:
         """Every other row of `table` filed under a key of one of these rows ({row: its keys};
-        a text checked has no row: None), as it is now."""
+        a text checked has no row: None), as it is now. The rows the buckets file with one
+        fingerprint (copies: one text, one submitter, one day) are read as one document, the
+        others given its record with their own row: n copies cost one read, not n."""
         with _errors(self.where):
             self._follow()
-            found = {d["row"]: _record(d) for d in self._fresh(table, wanted)}
             keys = {to_int64(k) for row_keys in wanted.values() for k in row_keys}
-            named = self._in_buckets(sorted(keys)) - found.keys() - wanted.keys()
-            for row, record in self.records(table, sorted(named, key=str)).items():
-                if keys.intersection(to_int64(k) for k in record.keys):
-                    found[row] = record
+            found, spoken = {}, self._removed_under(table, sorted(keys))
+            for doc in self._fresh(table, wanted):
+                spoken.add(doc["row"])
+                if keys.intersection(doc["keys"]):
+                    found[doc["row"]] = _record(doc)
+            filed = self._in_buckets(sorted(keys))
+            for row in spoken | wanted.keys():
+                filed.pop(row, None)
+            found.update(self._as_filed(table, filed, keys))
         return found
 
+    def _as_filed(self, table: str, filed: Mapping[Any, int | None], keys: set[int]) -> dict[Any, Record]:
+        """The records of rows as the buckets file them ({row: its fingerprint there}, None
+        when unknown), rows neither fresh nor removed since: one document read for each
+        fingerprint; a class whose document read differs (changed meanwhile) read row by row."""
+        classes: dict[int | None, list] = {}
+        for row, fingerprint in filed.items():
+            classes.setdefault(fingerprint, []).append(row)
+        one_by_one = classes.pop(None, [])
+        first = {min(rows, key=str): fingerprint for fingerprint, rows in classes.items()}
+        read = self.records(table, sorted(first, key=str))
+        out: dict[Any, Record] = {}
+        for row, fingerprint in first.items():
+            record = read.get(row)
+            if record is None or to_int64(record.fingerprint) != fingerprint:
+                one_by_one += classes[fingerprint]
+            else:
+                out.update((other, record._replace(row=other)) for other in classes[fingerprint])
+        out.update(self.records(table, sorted(one_by_one, key=str)))
+        return {row: record for row, record in out.items()
+                if keys.intersection(to_int64(k) for k in record.keys)}
+
     def _fresh(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> Iterator[dict]:
-        """The fresh rows under these rows' keys, asked for a few rows at a time and not
-        those rows themselves: a batch files its rows before it looks, and SecantusDB
-        checks every document it finds against the whole `$in` list, in Python."""
+        """The fresh rows under these rows' keys (filed under them since the buckets, or
+        filed under them by the buckets and changed since), asked for a few rows at a time
+        and not those rows themselves: a batch files its rows before it looks, and
+        SecantusDB checks every document it finds against the whole `$in` list, in Python."""
         keys: list[int] = []
         rows: list[str] = []
         for n, (row, row_keys) in enumerate(wanted.items()):
@@ -274,18 +304,31 @@ class MongoStore:
                                                           {"fresh": 0}) if doc["table"] == table)
                 keys, rows = [], []
 
-    def _in_buckets(self, keys: list[int]) -> set:
-        """The rows the live buckets file under these keys (some perhaps since changed)."""
+    def _removed_under(self, table: str, keys: list[int]) -> set:
+        """The rows of `table` removed since the buckets, under these keys (and those logged
+        without their keys, by an earlier version, under any)."""
+        found = set()
+        for start in range(0, len(keys), IN_IDS):
+            found.update(d["row"] for d in self.db[REMOVED].find(
+                {"$or": [{"keys": {"$in": keys[start:start + IN_IDS]}}, {"keys": {"$exists": False}}]},
+                {"table": 1, "row": 1}) if d["table"] == table)
+        return found
+
+    def _in_buckets(self, keys: list[int]) -> dict[Any, int | None]:
+        """{row: its fingerprint, None where the buckets do not say} of the rows the live
+        buckets file under these keys (some perhaps since changed)."""
         if not self.bucket_bits:
-            return set()
+            return {}
         wanted = np.unique(np.array(keys, np.int64))
         ids = sorted(set(buckets(wanted.view(np.uint64), self.bucket_bits).tolist()))
-        rows = set()
+        rows: dict[Any, int | None] = {}
         for start in range(0, len(ids), IN_IDS):
             for doc in self.blocks.find({"_id": {"$in": ids[start:start + IN_IDS]}}):
                 filed = np.frombuffer(doc["keys"], np.int64)
                 at = np.minimum(np.searchsorted(wanted, filed), len(wanted) - 1)
-                rows.update(doc["rows"][n] for n in np.flatnonzero(wanted[at] == filed).tolist())
+                hits = np.flatnonzero(wanted[at] == filed)
+                prints = np.frombuffer(doc["prints"], np.int64)[hits].tolist() if "prints" in doc else [None] * len(hits)
+                rows.update(zip([doc["rows"][n] for n in hits.tolist()], prints))
         return rows
 
     def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
@@ -352,12 +395,10 @@ class MongoStore:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
                     if not fresh:  # new rows (a batch's): inserted, which is faster
-                        held = self._insert([{"_id": row_key(table, r.row), **_document(r, fresh)} for r in group])
+                        held = self._insert([{"_id": row_key(table, r.row), **_document(r)} for r in group])
                         group = [r for r in group if row_key(table, r.row) in held]
                     # a row filed meanwhile by another writer is in the live index: it stays fresh
-                    self._guarded(table, [r.row for r in group], [ReplaceOne(
-                        {"_id": row_key(table, r.row)}, _document(r, True), upsert=True) for r in group],
-                        log=not batch)
+                    self._guarded(table, [r.row for r in group], [_refiled(r) for r in group], log=not batch)
                 written += len(chunk)
         return written
 
@@ -380,9 +421,18 @@ class MongoStore:
         with _errors(self.where):
             self._follow()
             if trace:
+                under = self._keys_held(table, rows)
                 self.db[REMOVED].bulk_write([UpdateOne({"_id": row_key(table, r)}, {
-                    "$set": {"table": table, "row": r}, "$inc": {"n": 1}}, upsert=True) for r in rows])
+                    "$set": {"table": table, "row": r}, "$inc": {"n": 1},
+                    "$addToSet": {"keys": {"$each": under.get(r, [])}}}, upsert=True) for r in rows])
             return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows])
+
+    def _keys_held(self, table: str, rows: Sequence) -> dict[Any, list[int]]:
+        """{row: every key the store may file it under now} (its keys, and those the buckets
+        file it under when it changed since: `fresh`)."""
+        ids = [row_key(table, r) for r in rows]
+        return {d["row"]: sorted({*d["keys"], *d.get("fresh", ())}) for start in range(0, len(ids), IN_IDS)
+                for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"row": 1, "keys": 1, "fresh": 1})}
 
     def remove_gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
         """Remove the rows a batch found gone from the table, `held` as `stored` gave them:
@@ -415,12 +465,14 @@ class MongoStore:
             return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
                        for n in range(0, len(ops), WRITE_CHUNK))
 
-    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence,
+    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence, prints: np.ndarray,
                       span: tuple[int, int] | None = None) -> int:
         """File each (key, row) in run's bucket documents, inserted whole, in place of those
-        there; keys are unsigned 64-bit, rows a list beside them (or what gives a list of them
-        at positions, `take`); `span` (low, high): these are the entries of the buckets low to
-        high - 1 only (a Spark partition's), the others kept. Returns the documents written."""
+        there, each with the row's fingerprint (`prints`, beside the keys), by which a lookup
+        reads copies once; keys are unsigned 64-bit, rows a list beside them (or what gives a
+        list of them at positions, `take`); `span` (low, high): these are the entries of the
+        buckets low to high - 1 only (a Spark partition's), the others kept. Returns the
+        documents written."""
         take = getattr(rows, "take", None) or (lambda at: [rows[n] for n in at.tolist()])
         target = self.db[results.named(BLOCKS, run)]
         with _errors(self.where):
@@ -431,10 +483,11 @@ class MongoStore:
             bucket = buckets(keys, bits)
             order = np.argsort(bucket, kind="stable")
             bucket, signed = bucket[order], keys.view(np.int64)[order]
+            prints = np.asarray(prints, np.uint64).view(np.int64)[order]
             bounds = [0, *(np.flatnonzero(np.diff(bucket)) + 1).tolist(), len(bucket)] if len(bucket) else [0]
             return results.insert_all(target, (
-                {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": take(order[s:e])}
-                for s, e in zip(bounds, bounds[1:])), WRITE_CHUNK)
+                {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": take(order[s:e]),
+                 "prints": Binary(prints[s:e].tobytes())} for s, e in zip(bounds, bounds[1:])), WRITE_CHUNK)
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
@@ -526,13 +579,23 @@ class MongoStore:
             self.db[results.named(MANIFEST, run)].delete_many({"_id": {"$gte": first, "$lt": end}})
 
 
-def _document(record: Record, fresh: bool) -> dict:
-    keys = [to_int64(k) for k in record.keys]
+def _document(record: Record) -> dict:
     doc = {"table": record.table, "row": record.row, "fingerprint": to_int64(record.fingerprint),
-           "content": record.content, "keys": keys}
+           "content": record.content, "keys": [to_int64(k) for k in record.keys]}
     if record.sketch is not None:
         doc["sketch"] = Binary(record.sketch)
-    return {**doc, "fresh": keys} if fresh else doc
+    return doc
+
+
+def _refiled(record: Record) -> UpdateOne:
+    """A row filed fresh in place of what the store held: under `fresh`, its keys and every
+    key the live buckets may still file it under (those of the document it replaces, or
+    that document's `fresh`), so that a lookup under an old key learns that it changed."""
+    doc = {"_id": row_key(record.table, record.row), **_document(record)}
+    before = {"$ifNull": ["$fresh", {"$ifNull": ["$keys", []]}]}
+    return UpdateOne({"_id": doc["_id"]}, [{"$replaceWith": {
+        **{field: {"$literal": value} for field, value in doc.items()},
+        "fresh": {"$setUnion": [{"$literal": doc["keys"]}, before]}}}], upsert=True)
 
 
 def _record(doc: dict) -> Record:

@@ -119,7 +119,7 @@ class MemoryStore:
         self.runs[run]["manifest"][first] = (list(rows), list(contents))
         return 1
 
-    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence,
+    def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence, prints: np.ndarray,
                       span: tuple[int, int] | None = None) -> int:
         return 0  # no buckets: a lookup reads every row
 
