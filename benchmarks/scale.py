@@ -5,6 +5,7 @@ MongoDB work (round trips, documents written); and the datasketch peer on the fi
 
     python benchmarks/scale.py [--rows 1000000] [--seed 7] [--keep DIR] [--skip-peer] [--peer-rows 100000]
     python benchmarks/scale.py --rows 1000000 --generate-only   # time the table alone
+    python benchmarks/scale.py --nights 30 --skip-peer   # 30 nightly re-runs, then a clean batch
 
 The table (benchmarks/scale_data.py): People's Daily text in runs of 40 to 600 characters,
 a fifth of the rows re-submissions of a recent row (mostly the same submitter with an edit,
@@ -26,6 +27,12 @@ Last line: rows= batch_s= rerun_s= peak_rss_mb= store_mb= docs_per_row= peer_row
 (wall seconds of the two batches, the larger peak RSS of the two, the store folder after
 the first, documents the first wrote per row, the rows the peer read and its seconds; the
 peer's two left out when it is skipped).
+
+With `--nights N`: the first batch, then N re-runs each after 1% of the rows changed as
+above, then a clean batch of the final table into an empty store, whose pairs (`report`)
+the last re-run's must equal. Last line: rows= first_s= rerun_s= (the slowest re-run)
+peak_rss_mb= store_first_mb= store_last_mb= pairs_equal= (the store folder after the first
+batch and after the last night).
 """
 
 from __future__ import annotations
@@ -183,6 +190,7 @@ def main() -> None:
     parser.add_argument("--skip-peer", action="store_true", help="do not time datasketch")
     parser.add_argument("--peer-rows", type=int, default=PEER_ROWS, help="the rows datasketch reads (the first)")
     parser.add_argument("--generate-only", action="store_true", help="time making the table, then stop")
+    parser.add_argument("--nights", type=int, default=0, help="re-runs after 1%% changed each, then a clean batch")
     args = parser.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="dedup-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -205,6 +213,8 @@ def bench(args: argparse.Namespace, folder: Path) -> None:
     if args.generate_only:
         return
     (folder / "dedup.toml").write_text(CONFIG.format(db=db), encoding="utf-8")
+    if args.nights:
+        return nights(args, folder, maker)
     first = run_batch(folder)
     store = folder_bytes(folder / "dedup-data" / "mongo")
     report_batch("batch", first, args.rows)
@@ -225,6 +235,45 @@ def bench(args: argparse.Namespace, folder: Path) -> None:
     print(f"rows={args.rows} batch_s={first['wall']:.1f} rerun_s={rerun['wall']:.1f} peak_rss_mb={peak:.0f} "
           f"store_mb={store / 2**20:.0f} docs_per_row={sum(first['written'].values()) / args.rows:.2f}"
           + (f" peer_rows={peer['rows']} peer_datasketch_s={peer['total']:.1f}" if peer else ""))
+
+
+def nights(args: argparse.Namespace, folder: Path, maker: PetitionMaker) -> None:
+    """The first batch, `args.nights` re-runs after 1% changed each, then a clean batch."""
+    db, rows = folder / "petitions.sqlite", args.rows
+    first = run_batch(folder)
+    report_batch("batch", first, rows)
+    store_first = folder_bytes(folder / "dedup-data" / "mongo")
+    print(f"  store: {store_first / 2**20:.0f} MB on disk", flush=True)
+    runs = [first]
+    for night in range(1, args.nights + 1):
+        changes = change_table(db, maker, rows, args.seed + night)
+        rows += changes["added"] - changes["deleted"]
+        runs.append(run_batch(folder))
+        store_last = folder_bytes(folder / "dedup-data" / "mongo")
+        written = sum(runs[-1]["written"].values())
+        print(f"night {night}: {runs[-1]['wall']:.1f} s, {written:,} documents written, peak RSS "
+              f"{runs[-1]['peak_kb'] / 1024:.0f} MB, store {store_last / 2**20:.0f} MB", flush=True)
+    clean = folder / "clean"
+    shutil.rmtree(clean, ignore_errors=True)
+    clean.mkdir()
+    (clean / "dedup.toml").write_text(CONFIG.format(db=db), encoding="utf-8")
+    clean_run = run_batch(clean)
+    report_batch("a clean batch of the final table into an empty store", clean_run, rows)
+    equal = exported_pairs(folder) == exported_pairs(clean)
+    peak = max(run["peak_kb"] for run in runs) / 1024
+    print(f"rows={rows} first_s={first['wall']:.1f} rerun_s={max(run['wall'] for run in runs[1:]):.1f} "
+          f"peak_rss_mb={peak:.0f} store_first_mb={store_first / 2**20:.0f} store_last_mb={store_last / 2**20:.0f} "
+          f"pairs_equal={str(equal).lower()}")
+
+
+def exported_pairs(folder: Path) -> set[tuple]:
+    """The live batch's pairs, as `dedup-pipeline report` exports them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    out = folder / "pairs.jsonl"
+    subprocess.run([sys.executable, "-m", "dedup_pipeline", "report", "--config", "dedup.toml", "--out", str(out)],
+                   cwd=folder, env=env, check=True, capture_output=True)
+    with out.open(encoding="utf-8") as lines:
+        return {tuple(sorted(map(str, list(json.loads(line).values())[:2]))) for line in lines}
 
 
 if __name__ == "__main__":
