@@ -305,14 +305,10 @@ class MongoStore:
                 keys, rows = [], []
 
     def _removed_under(self, table: str, keys: list[int]) -> set:
-        """The rows of `table` removed since the buckets, under these keys (and those logged
-        without their keys, by an earlier version, under any)."""
-        found = set()
-        for start in range(0, len(keys), IN_IDS):
-            found.update(d["row"] for d in self.db[REMOVED].find(
-                {"$or": [{"keys": {"$in": keys[start:start + IN_IDS]}}, {"keys": {"$exists": False}}]},
-                {"table": 1, "row": 1}) if d["table"] == table)
-        return found
+        """The rows of `table` removed since the buckets, under these keys: one find, the
+        log being short (a batch clears it)."""
+        return {d["row"] for d in self.db[REMOVED].find({"keys": {"$in": keys}}, {"table": 1, "row": 1})
+                if d["table"] == table}
 
     def _in_buckets(self, keys: list[int]) -> dict[Any, int | None]:
         """{row: its fingerprint, None where the buckets do not say} of the rows the live
