@@ -243,7 +243,7 @@ def test_a_lookup_is_four_finds(counted):
     store.file([record(7, [70_007], content="new")])
     commands.names.clear()
     assert found(store, 8, 70_007) == [7, 8]
-    assert commands.names == ["find"] * 4  # rows removed, fresh rows, buckets, rows they name
+    assert commands.names == ["find"] * 4  # fresh rows, buckets, rows removed, rows they name
 
 
 def test_copies_in_the_buckets_are_read_as_one_document(counted):

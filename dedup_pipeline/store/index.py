@@ -257,13 +257,13 @@ class MongoStore:
         with _errors(self.where):
             self._follow()
             keys = {to_int64(k) for row_keys in wanted.values() for k in row_keys}
-            found, spoken = {}, self._removed_under(table, sorted(keys))
+            found, spoken = {}, set(wanted)
             for doc in self._fresh(table, wanted):
                 spoken.add(doc["row"])
                 if keys.intersection(doc["keys"]):
                     found[doc["row"]] = _record(doc)
             filed = self._in_buckets(sorted(keys))
-            for row in spoken | wanted.keys():
+            for row in spoken | (self._removed_under(table, sorted(keys)) if filed else set()):
                 filed.pop(row, None)
             found.update(self._as_filed(table, filed, keys))
         return found
