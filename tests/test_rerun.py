@@ -124,3 +124,14 @@ def test_a_batch_killed_at_any_write_point_then_run_again_stores_what_a_clean_ba
 
 def _env(extra):
     return {**{k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}, **extra}
+
+
+def test_a_batch_does_not_replay_its_own_removals_and_the_next_one_clears_their_log(petition, config, mongo_db):
+    insert(petition, petition_rows(40))
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    sql(petition, "DELETE FROM petition WHERE id IN (3, 4)")
+    removing = run_batch(config, MongoStore(mongo_db), processes=1)
+    assert removing.removed == 2 and removing.replayed == 0
+    assert sorted((d["row"], d["n"]) for d in mongo_db.removed.find()) == [(3, 1), (4, 1)]
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    assert list(mongo_db.removed.find()) == []

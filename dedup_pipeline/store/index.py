@@ -408,10 +408,11 @@ class MongoStore:
             return {docs[error["index"]]["_id"] for error in e.details["writeErrors"]}
         return set()
 
-    def remove(self, table: str, rows: Sequence, trace: bool = True) -> int:
+    def remove(self, table: str, rows: Sequence, trace: bool = True, batch: bool = False) -> int:
         """Forget these rows; returns how many were filed. Each is logged in `removed` first
         (unless a batch removes rows it read there: `trace`): a manifest may still list it,
-        and the next batch must see that the store does not hold it."""
+        and the next batch must see that the store does not hold it. A `batch` removing
+        them does not log them for its replay."""
         if not rows:
             return 0
         with _errors(self.where):
@@ -421,7 +422,7 @@ class MongoStore:
                 self.db[REMOVED].bulk_write([UpdateOne({"_id": row_key(table, r)}, {
                     "$set": {"table": table, "row": r}, "$inc": {"n": 1},
                     "$addToSet": {"keys": {"$each": under.get(r, [])}}}, upsert=True) for r in rows])
-            return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows])
+            return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows], log=not batch)
 
     def _keys_held(self, table: str, rows: Sequence) -> dict[Any, list[int]]:
         """{row: every key the store may file it under now} (its keys, and those the buckets
@@ -435,7 +436,7 @@ class MongoStore:
         those it read in a log (CHANGED) need no new entry, and keep theirs until
         `clear_removed`. Returns how many were filed."""
         logged, listed = gone_logged(gone, held)
-        return self.remove(table, listed) + self.remove(table, logged, trace=False)
+        return self.remove(table, listed, batch=True) + self.remove(table, logged, trace=False, batch=True)
 
     def clear_removed(self, entries: Sequence[tuple[Any, int]]) -> None:
         """Forget the `removed` entries a batch read (`since`) once its manifest is live; an

@@ -58,14 +58,14 @@ class MemoryStore:
             self._log(r.table, r.row, batch)
         return len(records)
 
-    def remove(self, table: str, rows: Sequence, trace: bool = True) -> int:
+    def remove(self, table: str, rows: Sequence, trace: bool = True, batch: bool = False) -> int:
         count = 0
         for row in rows:
             if trace:
                 self.removed[table, row] = self.removed.get((table, row), 0) + 1
             count += self._unfile(table, row)
             self.fresh_rows.discard((table, row))
-            self._log(table, row, batch=False)
+            self._log(table, row, batch)
         return count
 
     def _unfile(self, table: str, row: Any) -> bool:
@@ -125,7 +125,7 @@ class MemoryStore:
 
     def remove_gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
         logged, listed = gone_logged(gone, held)
-        return self.remove(table, listed) + self.remove(table, logged, trace=False)
+        return self.remove(table, listed, batch=True) + self.remove(table, logged, trace=False, batch=True)
 
     def clear_removed(self, entries: Sequence[tuple[Any, int]]) -> None:
         for key, n in entries:
