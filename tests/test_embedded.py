@@ -102,3 +102,25 @@ def test_what_is_written_on_stderr_while_a_server_opens_is_kept_when_it_opens(ca
     with _stderr_held():
         os.write(2, b"WiredTiger: recovery done\n")
     assert capfd.readouterr().err == "WiredTiger: recovery done\n"
+
+
+def data_bytes(folder):
+    return sum(f.stat().st_size for f in folder.iterdir() if f.name.startswith("secantus_"))
+
+
+def test_compact_gives_the_space_of_dropped_collections_back(tmp_path):
+    with EmbeddedMongo().start(tmp_path) as server:
+        client = pymongo.MongoClient(server.uri)
+        db = client.nightly
+        for night in range(4):  # a generation a night, the one before dropped
+            db[f"generation{night}"].insert_many([{"n": n, "data": os.urandom(1000)} for n in range(2000)])
+            for other in range(32):  # collections kept, after it in the files SecantusDB shares
+                db[f"kept{night}_{other}"].insert_one({"data": os.urandom(1000)})
+            if night:
+                db.drop_collection(f"generation{night - 1}")
+            server._server.storage.checkpoint()
+        grown = data_bytes(tmp_path)
+        assert server.compact()
+        assert data_bytes(tmp_path) < grown * 0.6
+        assert db.generation3.count_documents({}) == 2000
+        client.close()

@@ -135,6 +135,7 @@ def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gon
     fresh = store.fresh(table)
     store.fold(table, filed(fresh) if fresh else {})
     store.clear_removed(held.removed)
+    store.reclaim()  # the generations the switch dropped
     return Live(dedup_match, removed)
 
 

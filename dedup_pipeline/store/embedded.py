@@ -56,6 +56,7 @@ class EmbeddedMongo:
 
     def __init__(self) -> None:
         self._server = None
+        self._folder = Path()
 
     @property
     def host(self) -> str:
@@ -85,7 +86,7 @@ class EmbeddedMongo:
         except OSError as exc:
             server.stop()
             raise EmbeddedMongoError(f"cannot listen on {host}:{port}: {exc}") from exc
-        self._server = server
+        self._server, self._folder = server, Path(data_dir)
         try:
             _wait_for_ping(self.uri)
         except Exception:
@@ -104,6 +105,26 @@ class EmbeddedMongo:
         with contextlib.suppress(OSError, AttributeError):
             server._socket.shutdown(socket.SHUT_RDWR)
         server.stop()
+
+    def compact(self) -> bool:
+        """Give the space of deleted documents back to the file system: WiredTiger keeps it
+        in its files, and SecantusDB files each collection in one of 16 shared files, so a
+        dropped generation's space waits there for a collection that may never come. Whether
+        it was done (SecantusDB's internals, which this reaches into, may change)."""
+        try:
+            storage = self._server.storage
+            storage.checkpoint()  # pages freed since the last checkpoint are not free yet
+            session = storage._conn.open_session()
+            try:
+                for name in sorted(os.listdir(self._folder)):
+                    if name.startswith("secantus_") and name.endswith(".wt"):
+                        session.compact(f"table:{name[:-3]}", None)
+            finally:
+                session.close()
+            storage.checkpoint()
+        except Exception:  # noqa: BLE001 — a store that stays larger, never a failed batch
+            return False
+        return True
 
     def __enter__(self) -> EmbeddedMongo:
         if self._server is None:

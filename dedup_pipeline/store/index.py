@@ -128,9 +128,11 @@ def _mongodb(config: Config) -> Iterator[MongoStore]:
     """The configured MongoDB (`[store] mongo_uri`, or DEDUP_MONGO_URI), else an embedded
     SecantusDB serving `<data_dir>/mongo`, kept across runs; indexes ensured."""
     with ExitStack() as stack:
-        uri = config.store.mongo_uri or stack.enter_context(_embedded(config)).uri
-        with connect_store(uri, config.store.database) as store:
+        embedded = None if config.store.mongo_uri else stack.enter_context(_embedded(config))
+        with connect_store(config.store.mongo_uri or embedded.uri, config.store.database) as store:
             store.ensure_indexes()
+            if embedded is not None:
+                store.reclaim = embedded.compact
             yield store
 
 
@@ -195,6 +197,9 @@ class MongoStore:
         self.where = where or f"database {db.name}"
         self._uri = uri
         self.scheme = ""  # the scheme settings this store's user files and looks up with
+        # Gives the space of dropped generations back (the embedded server's compaction);
+        # a MongoDB server gives it back itself when a collection is dropped.
+        self.reclaim: Callable[[], Any] = lambda: None
         with _errors(self.where):
             self._use(results.pointer(db))
 

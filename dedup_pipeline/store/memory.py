@@ -123,6 +123,9 @@ class MemoryStore:
                       span: tuple[int, int] | None = None) -> int:
         return 0  # no buckets: a lookup reads every row
 
+    def reclaim(self) -> None:
+        pass
+
     def remove_gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
         logged, listed = gone_logged(gone, held)
         return self.remove(table, listed, batch=True) + self.remove(table, logged, trace=False, batch=True)
