@@ -9,7 +9,8 @@ block value).
                     "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
     changes:       {"_id": "petition:7", "table": "petition", "row": 7}
-    removed:       {"_id": "petition:7", "table": "petition", "row": 7, "n": <times logged>}
+    removed:       {"_id": "petition:7", "table": "petition", "row": 7, "n": <times logged>,
+                    "keys": [<int64>, ...]}
 
 A row is one document, so every change of a row is one write, made whole or not at all:
 nothing is ever half-filed. A batch files the keys of every row in the bucket documents of
@@ -18,9 +19,11 @@ batch so that a document lists tens of entries: the documents written stay about
 row and a fraction, however many keys a row has). A row written since (by `watch`, `add`
 or the next batch) lists its keys in `fresh`, which a sparse index finds: the append-only
 part that the next batch folds into its buckets. A lookup reads the fresh rows under its
-keys and the buckets of its keys, then the rows the buckets name (a round trip each, per
-IN_IDS keys); an entry whose row no longer has that key (changed or removed since) is
-skipped.
+keys and the buckets of its keys, then one row the buckets name for each fingerprint they
+file beside it (copies share one: a collective petition's n rows cost one read). An entry
+is stale when its row changed or went since the batch: a changed row lists under `fresh`
+the keys the buckets still file it under, and a removed one is logged in `removed` with
+its keys, so the lookup finds both under its keys and skips their entries.
 
 The manifest lists what the batch filed, for the next one to write only what changed; it is
 written as the batch reads, before the rows it lists are filed, so that a batch killed
