@@ -20,12 +20,12 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import sqlite3
 import sys
 import tempfile
 import time
 import tomllib
 from pathlib import Path
+from typing import Any, Callable
 
 from pymongo import monitoring
 
@@ -34,55 +34,24 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from dedup_pipeline import commands  # noqa: E402
 from dedup_pipeline.config import default_config_text, parse_config  # noqa: E402
 from dedup_pipeline.jobs.watch import WatchSettings, watch  # noqa: E402
+from testing.collective import OTHER, execute, insert, write_table  # noqa: E402
+from testing.mongo_commands import Commands  # noqa: E402
 
-TEXT = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开，请有关部门尽快处理。"
-OTHER = "小区门口的垃圾站已经清运过了，但是附近的下水道又堵了，污水流到路上，请有关部门来看一看。"
-ROW = ("垃圾清运", "张三", "13800000001", "某小区3号楼", "环境", TEXT, "2025-01-01")
-
-
-class Documents(monitoring.CommandListener):
-    """Counts the documents find and getMore return."""
-
-    def __init__(self) -> None:
-        self.read = 0
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        pass
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        cursor = event.reply.get("cursor") if isinstance(event.reply, dict) else None
-        if cursor:
-            self.read += len(cursor.get("firstBatch", cursor.get("nextBatch", [])))
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        pass
-
-
-def table(folder: Path, copies: int) -> Path:
-    db = folder / "petitions.sqlite"
-    with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE petition (id INTEGER PRIMARY KEY, title TEXT, name TEXT, phone TEXT, "
-                     "address TEXT, category TEXT, content TEXT, created_at TEXT)")
-        conn.executemany("INSERT INTO petition VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         [(n, *ROW) for n in range(1, copies + 1)])
-    conn.close()
-    return db
-
-
-def insert(db: Path, row: int) -> None:
-    with sqlite3.connect(db) as conn:
-        conn.execute("INSERT INTO petition VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (row, *ROW))
-    conn.close()
+def measured(documents: Commands, call: Callable[[], Any]) -> tuple[Any, float, int]:
+    """What the call returns, its seconds, and the documents the store returned meanwhile."""
+    before, start = documents.documents, time.perf_counter()
+    out = call()
+    return out, time.perf_counter() - start, documents.documents - before
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=20_000)
     args = parser.parse_args()
-    documents = Documents()
+    documents = Commands()
     monitoring.register(documents)
     with tempfile.TemporaryDirectory(prefix="dedup-collective-") as scratch:
-        db = table(Path(scratch), args.copies)
+        db = write_table(Path(scratch) / "petitions.sqlite", args.copies)
         data = tomllib.loads(default_config_text())
         data["source"] = {**data["source"], "url": f"sqlite:///{db}"}
         data["store"] = {**data.get("store", {}), "data_dir": str(Path(scratch) / "dedup-data")}
@@ -91,28 +60,15 @@ def main() -> None:
         commands.migrate(config)
         commands.batch(config)
         batch_s = time.perf_counter() - start
-        before = documents.read
-        start = time.perf_counter()
-        found = commands.check(config, row_id=1, mode="all")
-        check_s, read = time.perf_counter() - start, documents.read - before
+        once = WatchSettings(once=True)
+        found, check_s, read = measured(documents, lambda: commands.check(config, row_id=1, mode="all"))
         insert(db, args.copies + 1)
-        before = documents.read
-        start = time.perf_counter()
-        watch(config, WatchSettings(once=True), handle_signals=False)
-        watch_s, read_watch = time.perf_counter() - start, documents.read - before
-        with sqlite3.connect(db) as conn:
-            conn.execute("UPDATE petition SET content = ? WHERE id = 5", (OTHER,))
-            conn.execute("DELETE FROM petition WHERE id = 6")
-        conn.close()
-        before = documents.read
-        start = time.perf_counter()
-        watch(config, WatchSettings(once=True), handle_signals=False)
-        change_s, read_change = time.perf_counter() - start, documents.read - before
+        _, watch_s, read_watch = measured(documents, lambda: watch(config, once, handle_signals=False))
+        execute(db, "UPDATE petition SET content = ? WHERE id = 5", OTHER)
+        execute(db, "DELETE FROM petition WHERE id = 6")
+        _, change_s, read_change = measured(documents, lambda: watch(config, once, handle_signals=False))
         insert(db, args.copies + 2)
-        before = documents.read
-        start = time.perf_counter()
-        commands.add(config, [args.copies + 2])
-        add_s, read_add = time.perf_counter() - start, documents.read - before
+        _, add_s, read_add = measured(documents, lambda: commands.add(config, [args.copies + 2]))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"copies={args.copies} batch_s={batch_s:.2f} check_s={check_s:.2f} listed={len(found)} add_s={add_s:.2f} "
           f"watch_s={watch_s:.2f} change_s={change_s:.2f} docs_read_check={read} docs_read_add={read_add} "

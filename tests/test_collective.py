@@ -3,70 +3,37 @@ SQLite and a real MongoDB-protocol server. A check of one of them, one more copy
 the worker or `add`, and a copy changed or deleted each read a few stored documents, not
 one a copy, while the answers list what they must (issue 29 item 8)."""
 
-import sqlite3
+import tomllib
 from functools import partial
 
 import pymongo
 import pytest
 import sqlalchemy as sa
-from pymongo import monitoring
 
 from dedup_pipeline import commands
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.jobs.watch import WatchSettings, watch
-
-import tomllib
+from testing.collective import OTHER, execute, insert, write_table
+from testing.mongo_commands import Commands
 
 COPIES = 20_000
 FEW = 100  # documents: "a few", whatever the copies
-TEXT = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开，请有关部门尽快处理。"
-OTHER = "小区门口的垃圾站已经清运过了，但是附近的下水道又堵了，污水流到路上，请有关部门来看一看。"
-ROW = ("垃圾清运", "张三", "13800000001", "某小区3号楼", "环境", TEXT, "2025-01-01")
-
-
-class Documents(monitoring.CommandListener):
-    """The documents finds and getMores return."""
-
-    def __init__(self):
-        self.read = 0
-
-    def started(self, event):
-        pass
-
-    def succeeded(self, event):
-        cursor = event.reply.get("cursor") or {}
-        self.read += len(cursor.get("firstBatch", cursor.get("nextBatch", [])))
-
-    def failed(self, event):
-        pass
 
 
 @pytest.fixture
 def collective(tmp_path, mongo_uri, mongo_client, monkeypatch):
-    """(config, the SQLite file, documents read from now on): COPIES copies, migrated and batched."""
-    db = tmp_path / "petitions.sqlite"
-    with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE petition (id INTEGER PRIMARY KEY, title TEXT, name TEXT, phone TEXT, "
-                     "address TEXT, category TEXT, content TEXT, created_at TEXT)")
-        conn.executemany("INSERT INTO petition VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         [(n, *ROW) for n in range(1, COPIES + 1)])
-    conn.close()
+    """(config, the SQLite file, what the store is asked from now on): COPIES copies, migrated and batched."""
+    db = write_table(tmp_path / "petitions.sqlite", COPIES)
     data = tomllib.loads(default_config_text())
     data["source"] = {**data["source"], "url": f"sqlite:///{db}"}
     data["store"] = {"mongo_uri": mongo_uri, "database": f"collective_{tmp_path.name}"}
     config = parse_config(data, env={})
     commands.migrate(config)
     commands.batch(config)
-    documents = Documents()
+    documents = Commands()
     monkeypatch.setattr(pymongo, "MongoClient", partial(pymongo.MongoClient, event_listeners=[documents]))
     yield config, db, documents
     mongo_client.drop_database(f"collective_{tmp_path.name}")
-
-
-def execute(db, statement, *values):
-    with sqlite3.connect(db) as conn:
-        conn.execute(statement, values)
-    conn.close()
 
 
 def matches_of(db, row):
@@ -81,15 +48,15 @@ def test_a_check_of_one_copy_lists_every_other_reading_a_few_documents(collectiv
     config, _, documents = collective
     found = commands.check(config, row_id=7, mode="all")
     assert {m.row for m in found} == set(range(1, COPIES + 1)) - {7} and {m.distance for m in found} == {0.0}
-    assert documents.read <= FEW
+    assert documents.documents <= FEW
 
 
 def test_the_worker_links_one_more_copy_to_the_first_reading_a_few_documents(collective):
     config, db, documents = collective
-    execute(db, "INSERT INTO petition VALUES (?, ?, ?, ?, ?, ?, ?, ?)", COPIES + 1, *ROW)
+    insert(db, COPIES + 1)
     watch(config, WatchSettings(once=True), handle_signals=False)
     assert matches_of(db, COPIES + 1) == {1}
-    assert documents.read <= FEW
+    assert documents.documents <= FEW
 
 
 def test_a_copy_changed_and_a_copy_deleted_are_unlinked_reading_a_few_documents(collective):
@@ -99,12 +66,12 @@ def test_a_copy_changed_and_a_copy_deleted_are_unlinked_reading_a_few_documents(
     watch(config, WatchSettings(once=True), handle_signals=False)
     assert matches_of(db, 5) == matches_of(db, 6) == set()
     assert len(matches_of(db, 1)) == COPIES - 3
-    assert documents.read <= FEW
+    assert documents.documents <= FEW
 
 
 def test_add_of_one_more_copy_finds_them_all_reading_a_few_documents(collective):
     config, db, documents = collective
-    execute(db, "INSERT INTO petition VALUES (?, ?, ?, ?, ?, ?, ?, ?)", COPIES + 1, *ROW)
+    insert(db, COPIES + 1)
     added = commands.add(config, [COPIES + 1])
     assert {m.row for m in added.similar[COPIES + 1]} == set(range(1, COPIES + 1))
-    assert documents.read <= FEW
+    assert documents.documents <= FEW

@@ -6,7 +6,6 @@ batch asks of a store (what it holds, its generations, its lease). On SecantusDB
 import numpy as np
 import pymongo
 import pytest
-from pymongo import monitoring
 
 from dedup_pipeline.store import results
 from dedup_pipeline.config import parse_config
@@ -15,6 +14,7 @@ from dedup_pipeline.store.index import (
     BUCKET_ENTRIES, CHANGED, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
     from_int64, open_store, to_int64)
 from dedup_pipeline.store.lock import LockHeld
+from testing.mongo_commands import Commands
 
 HIGH = 1 << 63
 T = "petition"
@@ -198,24 +198,6 @@ def test_a_second_lease_of_a_name_is_refused_while_the_first_is_held(store):
 def test_the_configured_kind_of_store_is_the_one_opened(tmp_path):
     with open_store(_config(tmp_path, kind="memory")) as store:
         assert isinstance(store, MemoryStore)
-
-
-class Commands(monitoring.CommandListener):
-    """The commands sent, and the documents finds returned."""
-
-    def __init__(self):
-        self.names = []
-        self.documents = 0
-
-    def started(self, event):
-        self.names.append(event.command_name)
-
-    def succeeded(self, event):
-        cursor = event.reply.get("cursor") or {}
-        self.documents += len(cursor.get("firstBatch", cursor.get("nextBatch", [])))
-
-    def failed(self, event):
-        pass
 
 
 @pytest.fixture
