@@ -171,14 +171,12 @@ class Incremental:
         """The probes of these rows as the index holds them now (those it holds)."""
         return {row: self._restore(r) for row, r in self.store.records(self.table, sorted(rows, key=str)).items()}
 
-    def current_around(self, rows: Iterable, others: Iterable) -> dict[Any, Any]:
-        """The probes of `others` as the index holds them now, those filed under a key of
-        one of `rows` read by a lookup (a row's copies in one read), the rest one by one."""
-        others = set(others)
+    def near_stored(self, rows: Iterable) -> dict[Any, Any]:
+        """The probes of the other rows filed under a key of one of these rows as the index
+        holds them now (a text's copies in one read)."""
         mine = self.store.records(self.table, sorted(rows, key=str))
         near = self.store.lookup(self.table, {r: record.keys for r, record in mine.items()}) if mine else {}
-        found = {row: self._restore(record) for row, record in near.items() if row in others}
-        return {**found, **self.current(others - found.keys())}
+        return {row: self._restore(record) for row, record in near.items()}
 
     def _restore(self, record: Record) -> Any:
         return self._restored(record.fingerprint, record.sketch)

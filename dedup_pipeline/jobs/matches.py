@@ -15,7 +15,8 @@ of changes applied this way gives the batch's pairs, is tests/test_matches.py's 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from .. import killpoints
 from ..sql.source import id_order
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .incremental import Incremental, Looked
 
 Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
+Near = Callable[[], dict[Any, Any]]  # the probes of the rows stored around a batch (Incremental.near_stored)
 
 
 class Matches(Protocol):
@@ -79,8 +81,9 @@ def apply(index: Incremental, matches: Matches, present: Mapping[Any, Mapping[st
     """File the rows `present` (as the table has them), remove the `absent` ones, and
     write their matches, un-deciding what they decided before."""
     rows = sorted([*present, *absent], key=str)
-    linked = _linked_through(index, matches, rows)
-    orphans = _copies_of(index, matches, rows)
+    near = cache(lambda: index.near_stored(rows))  # read at most once, and only if needed
+    linked = _linked_through(index, matches, rows, near)
+    orphans = _copies_of(index, matches, rows, near)
     # Before filing: a pair another worker writes after this, from a lookup that saw
     # these rows filed, is not this batch's to delete.
     matches.forget_rows(rows)
@@ -108,7 +111,7 @@ def _file(index: Incremental, rows: Mapping[Any, Mapping[str, Any]]) -> tuple[di
     return probes, index.file_many((i, rows[i], probes[i]) for i in ids)
 
 
-def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> list[tuple[int, set]]:
+def _copies_of(index: Incremental, matches: Matches, rows: Sequence, near_stored: Near) -> list[tuple[int, set]]:
     """(a text's identity, its rows) for each text whose first row is one of `rows`: the
     copies are linked to that row alone (pairs.Similar), and it may be changing or gone.
     Decided from dedup_match and the copies, never from the row itself: a worker killed
@@ -117,7 +120,7 @@ def _copies_of(index: Incremental, matches: Matches, rows: Sequence) -> list[tup
     near = matches.partners(rows, distance=0)  # copies are at 0, and so are texts contained whole
     if not near:
         return []
-    held = index.current_around(rows, set().union(*near.values()) - set(rows))
+    held = _current(index, near_stored, set().union(*near.values()) - set(rows))
     out = []
     for row, partners in near.items():
         by_text: dict[int, set] = {}
@@ -167,7 +170,7 @@ def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], prob
     return len(found) - len(stale)
 
 
-def _linked_through(index: Incremental, matches: Matches, rows: Sequence) -> set[tuple]:
+def _linked_through(index: Incremental, matches: Matches, rows: Sequence, near_stored: Near) -> set[tuple]:
     """The stored pairs of two rows outside the batch that both match one of its rows (or a
     copy of a row it matches: pairs.Similar links copies to the first of them only), both
     directions: that row may be what linked them (decision.py: a third row), and
@@ -181,9 +184,16 @@ def _linked_through(index: Incremental, matches: Matches, rows: Sequence) -> set
     groups = [group for group in groups if len(group) > 1]
     around = sorted(set().union(*groups), key=str)
     pairs = {(a, b) for a, b in matches.pairs_among(around) if any(a in group and b in group for group in groups)}
-    held = index.current_around(rows, {r for pair in pairs for r in pair}) if pairs else {}
+    held = _current(index, near_stored, {r for pair in pairs for r in pair}) if pairs else {}
     text = {row: index.scheme.identity(probe) for row, probe in held.items()}
     return {(a, b) for a, b in pairs if not text.get(a) or text.get(a) != text.get(b)}
+
+
+def _current(index: Incremental, near_stored: Near, rows: set) -> dict[Any, Any]:
+    """The probes of these rows as the index holds them now: those around the batch's rows
+    from `near_stored` (a text's copies in one read), the rest one by one."""
+    found = {row: probe for row, probe in near_stored().items() if row in rows}
+    return {**found, **index.current(rows - found.keys())}
 
 
 def _unlink(index: Incremental, matches: Matches, linked: set[tuple], found: dict[tuple, Any]) -> None:
