@@ -33,7 +33,7 @@ def test_rows_added_one_by_one_find_exactly_the_pairs_of_the_batch(name, mongo_d
     incremental = {}
     for row in rows:  # in id order, as they would arrive
         probe = index.add(row["id"], row)
-        for (a, b), distance in index.pairs_many({row["id"]: probe}).items():
+        for (a, b), distance in index.decide({row["id"]: probe}).pairs.items():
             incremental[min(a, b), max(a, b)] = distance
     assert len(batch) > 50
     linked = [(a, b) for a, b in zip(i.tolist(), j.tolist()) if scheme.distance(probes[a], probes[b]) is None]

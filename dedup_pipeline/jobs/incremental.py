@@ -94,10 +94,6 @@ class Incremental:
                 found[b].append(Match(a, distance))
         return {row: sorted(near, key=lambda m: (m.distance, str(m.row))) for row, near in found.items()}
 
-    def pairs_many(self, probes: Mapping[Any, Any]) -> dict[tuple, Any]:
-        """{(row, other): distance} of the pairs these probes make (see `decide`)."""
-        return self.decide(probes).pairs
-
     def decide(self, probes: Mapping[Any, Any]) -> Looked:
         """The batch's pairs of these rows (`probes`: what they are now) with the stored rows
         and each other, their copies included, and of the rows around them (decision.py):
