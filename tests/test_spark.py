@@ -17,7 +17,7 @@ from dedup_pipeline.store import results
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.core.schemes import scheme_of
-from dedup_pipeline.jobs.spark import SparkError, _bounds, run_spark_batch
+from dedup_pipeline.jobs.spark import OUT_OF_MEMORY as OOM_EXIT, SparkError, _bounds, _failure, run_spark_batch
 from dedup_pipeline.store.index import BLOCKS, MemoryStore, MongoStore
 from testing.labelled import generate, write_sqlite
 
@@ -218,6 +218,22 @@ def test_an_executor_out_of_memory_ends_the_job_in_one_line_saying_so_not_connec
     assert done.returncode == 0 and done.stdout.count("\n") == 1, said
     assert done.stdout.startswith("Spark ran out of memory (java.lang.OutOfMemoryError"), said
     assert "spark.driver.memory" in done.stdout and "Connection refused" not in done.stdout
+
+
+class Unsayable(Exception):
+    """A py4j error whose message must be asked of a JVM that has ended."""
+
+    __module__ = "py4j.protocol"
+
+    def __str__(self):
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+
+def test_a_failure_whose_message_the_ended_jvm_cannot_give_is_still_said_by_the_jvms_exit_code():
+    ended = SimpleNamespace(wait=lambda seconds: OOM_EXIT, poll=lambda: OOM_EXIT)
+    spark = SimpleNamespace(sparkContext=SimpleNamespace(_gateway=SimpleNamespace(proc=ended)))
+    said = str(_failure(Unsayable(), spark))
+    assert said.startswith("Spark ran out of memory (java.lang.OutOfMemoryError; its JVM ended, exit code 52)")
 
 
 def test_the_spark_engine_refuses_the_in_memory_store_its_executors_cannot_reach(tmp_path):

@@ -166,7 +166,7 @@ def _failure(error: Exception, spark: Any) -> SparkError | None:
     """A failed job as one line: its root cause, and the JVM's end if it ended (in local
     mode the executors share the driver's JVM, and an OutOfMemoryError ends it); None for
     an error of this code while Spark runs on."""
-    from_spark, cause = type(error).__module__.startswith(("pyspark", "py4j")), _cause(str(error))
+    from_spark, cause = type(error).__module__.startswith(("pyspark", "py4j")), _cause(_said(error))
     ended = _jvm_exit(spark, ending=from_spark and not cause)  # a call broken off, no error said: the JVM ends
     if ended is None and not from_spark:
         return None
@@ -177,6 +177,15 @@ def _failure(error: Exception, spark: Any) -> SparkError | None:
     if ended is not None:
         return SparkError(f"Spark's JVM ended (exit code {ended}){': ' + cause if cause else ''}")
     return SparkError(f"a Spark task failed: {cause or 'no message'}")
+
+
+def _said(error: Exception) -> str:
+    """The error's message; "" when saying it fails (a Py4JJavaError asks the JVM for its
+    message, and a JVM that has ended answers nothing)."""
+    try:
+        return str(error)
+    except Exception:
+        return ""
 
 
 def _cause(message: str) -> str:
