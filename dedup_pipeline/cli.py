@@ -128,15 +128,17 @@ def main() -> None:
               help="spark: on PySpark (pip install 'dedup-pipeline[spark]', Java 17); see the README.")
 @click.option("--master", envvar="DEDUP_SPARK_MASTER", help="Spark master URL (default: spark-submit's, else local[*]).")
 @click.option("--partitions", type=click.IntRange(min=1), help="Spark: id ranges read (default: 2 a core, or 100,000 rows each).")
+@click.option("--full", is_flag=True, help="Sketch and decide every row again, and rebuild the block index "
+              "(by default a re-run sketches only the rows changed since the last batch).")
 def batch(config: Config, processes: int | None, out: str | None, algorithm: str, engine: str,
-          master: str | None, partitions: int | None) -> None:
+          master: str | None, partitions: int | None, full: bool) -> None:
     """集中处理: fingerprint every row of the configured table, find every similar pair,
     group them, and store the pairs and groups in MongoDB.
 
     Example: dedup-pipeline batch --out fingerprints.csv    (on Spark: dedup-pipeline batch --engine spark)
     """
     _shown(functools.partial(_print_batch, config), commands.batch, config, engine=engine, out=out,
-           processes=processes, algorithm=algorithm, master=master, partitions=partitions,
+           processes=processes, algorithm=algorithm, master=master, partitions=partitions, full=full,
            progress=functools.partial(_reading, config))
 
 
@@ -150,6 +152,9 @@ def _print_batch(config: Config, batch: commands.Batch) -> None:
     result = batch.result
     written = result.dedup_match
     rate = result.rows_with_similar / max(result.rows, 1)
+    if result.rerun:
+        click.echo(f"rows read: {result.rows:,}; sketched (new or changed since the last batch): "
+                   f"{result.sketched:,}; decided again (around a change): {result.decided:,}")
     click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "
                f"{result.added:,} new, {result.changed:,} changed, {result.removed:,} removed)")
     click.echo(f"similar pairs ({_similar_means(config)}): {len(result.pairs[0]):,}")
@@ -168,7 +173,8 @@ def _print_batch(config: Config, batch: commands.Batch) -> None:
         click.echo(f"dedup_match: not written (no such table in {_short_url(config)}; "
                    f"`dedup-pipeline migrate` creates it)")
     else:
-        click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
+        click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's"
+                   + (" of the rows decided again" if result.rerun else ""))
     if batch.fingerprints:
         click.echo(f"fingerprints written to {batch.fingerprints}")
 

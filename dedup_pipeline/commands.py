@@ -45,7 +45,7 @@ class Batch:
 
 def batch(config: Config, *, engine: str = "local", out: str | None = None, processes: int | None = None,
           algorithm: str = "blocks", master: str | None = None, partitions: int | None = None,
-          progress: Progress = _quiet) -> Batch:
+          full: bool = False, progress: Progress = _quiet) -> Batch:
     """集中处理 on `engine` (local, spark): every row's pairs and groups stored, and with `out`
     each row's id and hex fingerprint written as CSV. `progress` is called with the rows to
     read, and what it returns entered once the store is open."""
@@ -57,7 +57,7 @@ def batch(config: Config, *, engine: str = "local", out: str | None = None, proc
     if engine == "spark" and out:
         raise UsageError("--out (fingerprints) is for --engine local")
     _check_writable(out, "--out")
-    run = _engine(engine, processes=processes, algorithm=algorithm, master=master, partitions=partitions)
+    run = _engine(engine, processes=processes, algorithm=algorithm, master=master, partitions=partitions, full=full)
     with SqlSource(config) as source:
         reading = progress(source.count())
     with open_store(config) as store, reading as advance:
@@ -69,7 +69,7 @@ def batch(config: Config, *, engine: str = "local", out: str | None = None, proc
 
 
 def _engine(engine: str, *, processes: int | None, algorithm: str, master: str | None,
-            partitions: int | None) -> Callable[..., BatchResult | SparkResult]:
+            partitions: int | None, full: bool = False) -> Callable[..., BatchResult | SparkResult]:
     """The batch of `engine` with its options: (config, store, advance) -> its result."""
     if engine == "spark":
         from .jobs.spark import run_spark_batch
@@ -78,7 +78,7 @@ def _engine(engine: str, *, processes: int | None, algorithm: str, master: str |
     if engine == "local":
         from .jobs.batch import run_batch
 
-        return functools.partial(run_batch, processes=processes, algorithm=algorithm)
+        return functools.partial(run_batch, processes=processes, algorithm=algorithm, full=full)
     raise UsageError(f"engine {engine!r} is unknown; available: local, spark")
 
 

@@ -90,6 +90,10 @@ class SparkResult:
     def rows_with_similar(self) -> int:
         return sum(len(g) for g in self.groups)
 
+    @property
+    def rerun(self) -> bool:
+        return False  # Spark reads and decides every row
+
 
 def check_spark() -> None:
     """Raise SparkError naming what to install when PySpark or Java 17 is missing."""

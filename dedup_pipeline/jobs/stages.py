@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -86,6 +87,38 @@ def file_chunk(store: Store, run: str, table: str, chunk: Chunk, held: Mapping[A
     return Filed(len(new), len(changed), documents)
 
 
+@dataclass
+class BatchResult:
+    ids: list
+    fingerprints: np.ndarray
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray]  # each copy linked to its original (pairs.Similar)
+    groups: list[list]
+    seconds: dict[str, float] = field(default_factory=dict)
+    run: str = ""
+    added: int = 0  # row documents written: rows new to the store
+    changed: int = 0  # rows whose content changed since the store held them
+    removed: int = 0  # rows the store held that the table no longer has
+    replayed: int = 0  # rows changed by incremental writers while the batch ran
+    dedup_match: int | None = None  # rows written to dedup_match (None: the table is not there)
+    copies: int = 0  # rows with the text of an earlier row, linked to it rather than to each other
+    read: int = 0  # rows read from the table
+    sketched: int = 0  # rows sketched: every row, or for a re-run those changed
+    decided: int = 0  # rows whose pairs were decided: every row, or for a re-run those around a change
+
+    @property
+    def rows(self) -> int:
+        return len(self.ids)
+
+    @property
+    def rows_with_similar(self) -> int:
+        return sum(len(g) for g in self.groups)
+
+    @property
+    def rerun(self) -> bool:
+        """Whether only the rows changed since the last batch were decided again."""
+        return self.decided < self.rows
+
+
 def groups_of(ids: list, pairs: Pairs) -> list[list]:
     """Groups of two or more row ids (pairs: positions in `ids`), largest first, then by first id."""
     label = groups(len(ids), pairs[0], pairs[1])
@@ -114,12 +147,13 @@ class Live(NamedTuple):
 
 
 def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gone: list, held: Held,
-            filed: Callable[[set], Mapping[Any, str]]) -> Live:
+            filed: Callable[[set], Mapping[Any, str]], sketches: str = "") -> Live:
     """Write the run's pairs, groups and dedup_match, forget the rows the table no longer
     has (`gone`; `held` as store.stored gave it: before the switch, so that a kill leaves
-    them listed for the next batch), switch the run live with its buckets (`bits`), then
-    fold the fresh rows the buckets now hold as they are stored (`filed(rows)`: {row:
-    content hash the run filed} of these rows)."""
+    them listed for the next batch), switch the run live with its buckets (`bits`) and the
+    state it read (`sketches`: its token, sketches.py), then fold the fresh rows the buckets
+    now hold as they are stored (`filed(rows)`: {row: content hash the run filed} of these
+    rows)."""
     table = config.source.table
     store.write_matches(run, found.ids, *found.pairs)
     store.write_groups(run, found.groups)
@@ -128,8 +162,7 @@ def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gon
     killpoints.reached("batch.results")
     removed = store.remove_gone(table, gone, held.rows)
     killpoints.reached("batch.removed")
-    store.switch(run, {"rows": found.rows, "pairs": len(found.pairs[0]), "groups": len(found.groups),
-                       "rows_with_similar": sum(len(g) for g in found.groups)}, bits)
+    store.switch(run, summary(found, sketches), bits)
     killpoints.reached("batch.switched")
     trim()
     fresh = store.fresh(table)
@@ -137,6 +170,12 @@ def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gon
     store.clear_removed(held.removed)
     store.reclaim()  # the generations the switch dropped
     return Live(dedup_match, removed)
+
+
+def summary(found: Found, sketches: str) -> dict[str, Any]:
+    """What the live pointer says of a run."""
+    return {"rows": found.rows, "pairs": len(found.pairs[0]), "groups": len(found.groups),
+            "rows_with_similar": sum(len(g) for g in found.groups), "sketches": sketches}
 
 
 def replay(config: Config, store: Store, matches: bool) -> int:

@@ -20,6 +20,7 @@ from .source import SqlSource
 MATCH_TABLE = "dedup_match"
 INCREMENTAL, BATCH = "incremental", "batch"
 CHUNK = 5000  # rows per INSERT statement
+IN_ROWS = 500  # row ids a DELETE names at once
 
 Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
 
@@ -139,3 +140,21 @@ def write_batch(config: Config, ids: Sequence, i: np.ndarray, j: np.ndarray, d: 
             upsert(conn, table, rows)
             written += len(rows)
         return written
+
+
+def write_rows(config: Config, rows: Sequence, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray
+               ) -> int | None:
+    """Replace the matches of these rows (a re-run's, decided again or gone) with these
+    pairs (positions into `ids`, each touching one of them), in one transaction; the
+    number of rows written, or None when the table does not exist."""
+    with SqlSource(config) as source, source.errors("write the batch's pairs to dedup_match for"), \
+            source.engine.begin() as conn:
+        table = reflect(conn)
+        if table is None:
+            return None
+        for start in range(0, len(rows), IN_ROWS):
+            forget_rows(conn, table, list(rows[start:start + IN_ROWS]))
+        pairs = ((ids[x], ids[y], z) for x, y, z in zip(i.tolist(), j.tolist(), d.tolist()))
+        written = both_directions(pairs, BATCH)
+        upsert(conn, table, written)
+        return len(written)

@@ -229,8 +229,9 @@ class MongoStore:
         if error:
             raise error
         self.generation, self.building = live["run"], live.get("building")
+        self.base = live.get("base") or self.generation  # the run whose buckets and manifest are live
         self.bucket_bits = live.get("bucket_bits", 0)
-        self.blocks = self.db[results.named(BLOCKS, self.generation)]
+        self.blocks = self.db[results.named(BLOCKS, self.base)]
         self._read_at = time.monotonic()
 
     def _follow(self, now: bool = False) -> None:
@@ -348,7 +349,7 @@ class MongoStore:
         (`since`). Whoever filed or removed a row, the batch sees what the store holds."""
         with _errors(self.where):
             self._follow(now=True)
-            held = dict(self._manifest(self.generation))
+            held = dict(self._manifest(self.base))
             since = self.since(table, held)
             held.update(since.rows)
             return Held(held, since.removed)
@@ -534,9 +535,9 @@ class MongoStore:
     def write_groups(self, run: str, groups: Iterable[list]) -> None:
         results.write_groups(self.db, run, groups)
 
-    def switch(self, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:
+    def switch(self, run: str, summary: dict[str, Any], bucket_bits: int = 0, base: str = "") -> None:
         """Make the run's generation live in one write (results.switch), and follow it."""
-        results.switch(self.db, run, summary, bucket_bits)
+        results.switch(self.db, run, summary, bucket_bits, base)
         self._follow(now=True)
 
     def current_run(self) -> dict[str, Any] | None:
@@ -561,10 +562,10 @@ class MongoStore:
     # -- the parts of a run a Spark partition writes
 
     def live_run(self) -> str:
-        """The live generation's run ("" before the first batch)."""
+        """The run whose manifest and buckets are live ("" before the first batch)."""
         with _errors(self.where):
             self._follow(now=True)
-            return self.generation
+            return self.base
 
     def manifest_parts(self, run: str) -> list[int]:
         """The numbers of run's manifest documents."""

@@ -94,7 +94,7 @@ class MemoryStore:
     # -- what a batch reads and writes
 
     def stored(self, table: str) -> Held:
-        held = dict(self._manifest(self.live["run"]))
+        held = dict(self._manifest(self.live.get("base") or self.live["run"]))
         since = self.since(table, held)
         held.update(since.rows)
         return Held(held, since.removed)
@@ -171,13 +171,16 @@ class MemoryStore:
     def write_groups(self, run: str, groups: Iterable[list]) -> None:
         self.runs[run]["groups"] = list(groups)
 
-    def switch(self, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:
-        """The run live, and the runs before the one it replaces forgotten."""
-        previous, built = self.live["run"], self.runs[run]
-        self.live = {"run": run, "building": None, "previous": previous, "summary": summary,
+    def switch(self, run: str, summary: dict[str, Any], bucket_bits: int = 0, base: str = "") -> None:
+        """The run live, and the runs before the one it replaces forgotten, but for the bases."""
+        before, built = self.live, self.runs[run]
+        previous = before["run"]
+        self.live = {"run": run, "base": base or run, "building": None, "previous": previous,
+                     "previous_base": before.get("base") or previous, "summary": summary,
                      "bucket_bits": bucket_bits, "settings": built["settings"], "scheme": built["scheme"]}
         built["state"] = "done"
-        self.runs = {name: r for name, r in self.runs.items() if name in (run, previous)}
+        kept = (run, previous, base or run, before.get("base") or previous)
+        self.runs = {name: r for name, r in self.runs.items() if name in kept}
 
     def current_run(self) -> dict[str, Any] | None:
         return dict(self.live) if self.live["run"] else None

@@ -6,10 +6,14 @@ Switching is one update of that document, so a reader sees the old generation or
 one whole, whatever moment a batch is killed at. The previous generation is kept until the
 next switch, so a reader that resolved it just before keeps reading whole results.
 
-    runs: {"_id": "live", "run": "<run>", "building": "<run>"|None, "summary": {...},
-           "settings": {...}, "scheme": "<scheme settings>", "finished_at": <date>}
+    runs: {"_id": "live", "run": "<run>", "base": "<run>", "building": "<run>"|None,
+           "summary": {...}, "settings": {...}, "scheme": "<scheme settings>", "finished_at": <date>}
           {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...},
            "scheme": "<scheme settings>"}
+
+A re-run that builds no buckets of its own (batch.py: few rows changed) writes only its
+pairs and groups; its `base` is the run whose buckets and manifest it uses, kept as long as
+a live or previous run names it, and the rows changed since are filed `fresh`.
 
 The pointer's `run` is "" before the first batch: no buckets yet (rows that `dedup-pipeline
 add` files are found as fresh rows, store.py). While a batch builds, `building` names it and
@@ -147,18 +151,23 @@ def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) 
 
 
 @guarded
-def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0) -> None:
+def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0, base: str = "") -> None:
     """Make the run's generation live in one write, then drop the generations before the
-    one it replaces. `bucket_bits`: how its block index buckets keys (store.py)."""
+    one it replaces, but for the bases either uses. `bucket_bits`: how its block index
+    buckets keys (store.py); `base`: the run whose buckets and manifest it uses, when it
+    did not build its own (a re-run: its rows changed since are `fresh`)."""
     # The new generation is made durable first: a crash after the switch finds it whole.
     _sync(db)
-    previous = pointer(db)["run"]
+    before = pointer(db)
+    previous = before["run"]
     built = db[RUNS].find_one({"_id": run})
     _journaled(db).update_one({"_id": LIVE}, {"$set": {
-        "run": run, "building": None, "previous": previous, "summary": summary, "bucket_bits": bucket_bits,
+        "run": run, "base": base or run, "building": None, "previous": previous,
+        "previous_base": before.get("base") or previous, "summary": summary, "bucket_bits": bucket_bits,
         "settings": built["settings"], "scheme": built.get("scheme", ""), "finished_at": _now()}})
     db[RUNS].update_one({"_id": run}, {"$set": {"state": "done"}})
-    for old in db[RUNS].find({"_id": {"$nin": [LIVE, run, previous]}}):
+    kept = [LIVE, run, previous, base or run, before.get("base") or previous]
+    for old in db[RUNS].find({"_id": {"$nin": kept}}):
         drop_generation(db, old["_id"])
     if previous:
         drop_generation(db, "")  # the plain names `add` fills before any batch

@@ -1,0 +1,240 @@
+"""集中处理 again over a table that barely changed: a re-run that costs what changed. It reads
+the table's content hashes in one pass, sketches only the rows added or changed since the
+last batch read it (sketches.py keeps what that batch read), decides again only the pairs
+that may differ, and writes the rows, pairs and groups they change. The buckets stay the
+live ones: the rows changed since are filed `fresh` beside them (store/index.py).
+
+Which pairs may differ: a pair's decision depends only on its two rows, the rows sharing a
+key with either, and what those share a key with (decision.py: the rows a third row links;
+the copies of a text, which share its keys). So every pair that a change can alter has a row
+sharing a key with a changed row, as it was or as it is. Those rows are the focus, decided
+again over the rows around them as the whole table would (`decision.decide`, read until its
+centre holds no row not read, as `Incremental.decide` reads the store); every other pair
+stands. The result equals a clean batch's (tests/test_rerun_changes.py).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from .. import killpoints
+from ..config import Config
+from ..core.pairs import Pairs, originals
+from ..core.schemes import Scheme, scheme_of
+from ..core.shingles import SketchTable
+from ..sql import matchtable
+from ..sql.source import SqlSource
+from ..store.index import Held, Store, batched
+from .incremental import content_hash
+from .parallel import chunks_mapped
+from .sketches import Kept, SketchLog, forget_others, new_token
+from .stages import BatchResult, Found, groups_of, replay, sketch, sketcher, summary
+
+MARK_BITS = 25  # a key's low bits address a bit of this many: marked keys are found in one pass
+
+
+class Table(NamedTuple):
+    """The table as this run read it (id order): each row's content hash and slot in the
+    log, and its position among the last batch's rows (-1: new)."""
+
+    ids: list
+    hashes: np.ndarray
+    at: np.ndarray
+    was: np.ndarray
+    changed: np.ndarray  # positions of the rows new or changed since the last batch read them
+    sketched: int  # rows sketched and filed again (changed, or differing from what the store holds)
+
+    def gone(self, kept: Kept) -> np.ndarray:
+        """Positions, among the last batch's rows, of those the table no longer has."""
+        return np.setdiff1d(np.arange(len(kept.ids)), self.was)
+
+
+def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_progress: Callable[[int], None],
+          processes: int | None) -> BatchResult:
+    """The batch of `run`, from the live state `kept`: its pairs and groups are a clean batch's."""
+    seconds: dict[str, float] = {}
+    scheme = scheme_of(config)
+    log = SketchLog(folder / kept.log, kept.slots)
+    start = time.perf_counter()
+    held = store.since(config.source.table)  # what the store holds otherwise than the last batch read
+    with chunks_mapped(config, processes, sketcher, sketch) as sketched:
+        table = _read(config, store, kept, log, held, sketched, on_progress)
+    seconds["read+fingerprint"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    near = _Near(log, table)
+    gone = table.gone(kept)
+    focus = np.union1d(table.changed, near.under(np.concatenate(
+        [kept.at[gone], kept.at[table.was[table.changed][table.was[table.changed] >= 0]], table.at[table.changed]])))
+    pairs = _pairs(scheme, log, near, kept, table, focus)
+    seconds["pairs"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    found = Found(len(table.ids), table.ids, pairs, groups_of(table.ids, pairs))
+    seconds["groups"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    new = int(np.count_nonzero(table.was[table.changed] < 0))
+    result = BatchResult(table.ids, log.values("fingerprints")[table.at], pairs, found.groups, seconds, run,
+                         added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
+                         read=len(table.ids), sketched=table.sketched, decided=len(focus))
+    state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs)
+    gone_ids = [kept.ids[n] for n in gone.tolist()] + sorted(held.rows.keys() - set(table.ids), key=str)
+    result.dedup_match, result.removed = _go_live(config, store, run, found, focus, gone_ids, state, folder)
+    seconds["store"] = time.perf_counter() - start
+    result.replayed = replay(config, store, result.dedup_match is not None)
+    return result
+
+
+def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, sketched: Any,
+          on_progress: Callable[[int], None]) -> Table:
+    """Read every row's content hash; sketch into the log, and file in the store, the rows
+    that differ from what the last batch read, or from what the store holds (`held`)."""
+    find = _finder(kept.ids)
+    settings, id_column = scheme_of(config).settings, config.source.id_column
+    ids: list = []
+    hashes, was, differ = [], [], []
+    with SqlSource(config) as source:
+        for rows in source.rows():
+            chunk_ids = [row[id_column] for row in rows]
+            contents = [content_hash(row, config.fields, settings) for row in rows]
+            where = find(chunk_ids)
+            before = kept.hashes[np.maximum(where, 0)]
+            for n, (row_id, content) in enumerate(zip(chunk_ids, contents)):
+                if where[n] < 0 or before[n] != content.encode() or held.rows.get(row_id, content) != content:
+                    differ.append((len(ids) + n, rows[n]))
+            ids += chunk_ids
+            hashes += contents
+            was.append(where)
+            on_progress(len(rows))
+    hashes_now = np.array(hashes, "S16")
+    was_all = np.concatenate(was) if was else np.zeros(0, np.int64)
+    at = np.where(was_all >= 0, kept.at[np.maximum(was_all, 0)], -1)
+    changed = np.flatnonzero((was_all < 0) | (kept.hashes[np.maximum(was_all, 0)] != hashes_now))
+    parts = list(batched(differ, config.batch.chunk_size))
+    for part, chunk in zip(parts, sketched([row for _, row in part] for part in parts)):
+        at[[n for n, _ in part]] = log.append(chunk.fingerprints, chunk.keys, chunk.table)
+        store.file((chunk.record(n, config.source.table) for n in range(len(chunk.ids))), batch=True)
+    killpoints.reached("batch.filed")
+    return Table(ids, hashes_now, at, was_all, changed, len(differ))
+
+
+def _finder(ids: list) -> Callable[[list], np.ndarray]:
+    """Where each of some ids is in `ids` (-1: not there)."""
+    if ids and all(type(i) is int for i in ids):
+        known = np.array(ids, np.int64)
+        order = np.argsort(known, kind="stable")
+        ordered = known[order]
+
+        def find(wanted: list) -> np.ndarray:
+            if not all(type(i) is int for i in wanted):
+                return np.array([-1] * len(wanted), np.int64)
+            w = np.array(wanted, np.int64)
+            p = np.minimum(np.searchsorted(ordered, w), len(ordered) - 1)
+            return np.where(ordered[p] == w, order[p], -1)
+        return find
+    position = {row: n for n, row in enumerate(ids)}
+    return lambda wanted: np.array([position.get(row, -1) for row in wanted], np.int64)
+
+
+class _Near:
+    """The rows of the table sharing a key with some slots of the log."""
+
+    def __init__(self, log: SketchLog, table: Table):
+        self.log, self.keys = log, log.sets("keys")
+        self.row = np.full(log.slots, -1, np.int64)  # each slot's row, -1 for a slot no row holds now
+        self.row[table.at] = np.arange(len(table.ids))
+
+    def under(self, slots: np.ndarray) -> np.ndarray:
+        """Positions of the rows filed under a key of one of these slots (theirs included)."""
+        marked = np.unique(self.keys.take(np.asarray(slots, np.int64)).values) if len(slots) else np.zeros(0, np.uint64)
+        if not len(marked):
+            return np.zeros(0, np.int64)
+        mask = np.uint64((1 << MARK_BITS) - 1)
+        bitmap = np.zeros(1 << MARK_BITS, bool)
+        bitmap[(marked & mask).astype(np.int64)] = True
+        entries = []
+        for first, values in self.log.scan("keys"):
+            maybe = np.flatnonzero(bitmap[(values & mask).astype(np.int64)])
+            hit = maybe[np.isin(values[maybe], marked, assume_unique=False)]
+            entries.append(hit + first)
+        slots_hit = np.searchsorted(self.keys.starts, np.concatenate(entries), side="right") - 1
+        rows = self.row[slots_hit]
+        return np.unique(rows[rows >= 0])
+
+
+def _pairs(scheme: Scheme, log: SketchLog, near: _Near, kept: Kept, table: Table, focus: np.ndarray) -> Pairs:
+    """The table's pairs as stored (pairs.Similar.linked): those of the focus rows decided
+    again, the others as the last batch stored them."""
+    now = _decided(scheme, log, near, table, focus)
+    moved = np.full(len(kept.ids), -1, np.int64)  # each of the last batch's rows, where it is now
+    moved[table.was[table.was >= 0]] = np.flatnonzero(table.was >= 0)
+    oi, oj = moved[kept.pairs[0]], moved[kept.pairs[1]]
+    untouched = np.ones(len(table.ids), bool)
+    untouched[focus] = False
+    stand = (oi >= 0) & (oj >= 0) & untouched[np.maximum(oi, 0)] & untouched[np.maximum(oj, 0)]
+    i, j = np.concatenate([now[0], oi[stand]]), np.concatenate([now[1], oj[stand]])
+    d = np.concatenate([now[2], kept.pairs[2][stand]])
+    order = np.lexsort((j, i))
+    return i[order].astype(np.int64), j[order].astype(np.int64), d[order]
+
+
+def _decided(scheme: Scheme, log: SketchLog, near: _Near, table: Table, focus: np.ndarray) -> Pairs:
+    """The pairs as stored of the focus rows (positions in the table), decided over the
+    rows sharing a key with the decision's centre, read until it holds no row not read."""
+    if not len(focus):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    compared = log.table() if scheme.sketch_stored else log.values("fingerprints")
+    around, looked = np.union1d(focus, near.under(table.at[focus])), focus
+    while True:
+        in_focus = np.isin(around, focus)
+        decided = scheme.decide(_take(compared, table.at[around]), in_focus)
+        new = np.setdiff1d(around[decided.centre], looked)
+        if not len(new):
+            break
+        around, looked = np.union1d(around, near.under(table.at[new])), np.union1d(looked, new)
+    i, j, d = decided.similar.linked()
+    mine = in_focus[i] | in_focus[j]
+    return around[i[mine]], around[j[mine]], d[mine]
+
+
+def _take(compared: SketchTable | np.ndarray, slots: np.ndarray) -> SketchTable | np.ndarray:
+    """What the scheme compares of these slots, in this order."""
+    if not isinstance(compared, SketchTable):
+        return compared[slots]
+    t = compared
+    return SketchTable(t.shingles.take(slots), t.verbatim.take(slots), t.people[slots], t.keys.take(slots),
+                       t.identity[slots], t.text.take(slots), t.filed[slots])
+
+
+def _copies(scheme: Scheme, log: SketchLog, table: Table) -> int:
+    """Rows with the text of an earlier row (the batch's `copies`)."""
+    if not scheme.sketch_stored:
+        return len(table.ids) - len(np.unique(log.values("fingerprints")[table.at]))
+    identity = log.values("identity")[table.at]
+    return int(np.count_nonzero(originals(identity) != np.arange(len(identity))))
+
+
+def _go_live(config: Config, store: Store, run: str, found: Found, focus: np.ndarray, gone: list, state: Kept,
+             folder: Path) -> tuple[int | None, int]:
+    """Write the run's pairs and groups whole, dedup_match's rows of the focus and of the
+    rows gone, forget those, and switch the run live on the live buckets."""
+    store.write_matches(run, found.ids, *found.pairs)
+    store.write_groups(run, found.groups)
+    rows = [found.ids[n] for n in focus.tolist()] + gone
+    i, j, d = found.pairs
+    touching = np.isin(i, focus) | np.isin(j, focus)
+    dedup_match = matchtable.write_rows(config, rows, found.ids, i[touching], j[touching], d[touching])
+    killpoints.reached("batch.results")
+    removed = store.remove(config.source.table, gone, batch=True)  # logged: the buckets still file them
+    killpoints.reached("batch.removed")
+    state.save(folder)  # before the switch that names it
+    live = store.current_run() or {}
+    store.switch(run, summary(found, state.token), live.get("bucket_bits", 0), base=live.get("base") or live["run"])
+    killpoints.reached("batch.switched")
+    forget_others(folder, state)
+    return dedup_match, removed
