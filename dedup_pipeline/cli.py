@@ -173,8 +173,7 @@ def _print_batch(config: Config, batch: commands.Batch) -> None:
         click.echo(f"dedup_match: not written (no such table in {_short_url(config)}; "
                    f"`dedup-pipeline migrate` creates it)")
     else:
-        click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's"
-                   + (" of the rows decided again" if result.rerun else ""))
+        click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
     if batch.fingerprints:
         click.echo(f"fingerprints written to {batch.fingerprints}")
 

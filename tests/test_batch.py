@@ -59,7 +59,7 @@ def test_checks_during_a_batch_see_each_row_as_it_was_or_as_the_batch_read_it(co
             conn.execute(petition.update().where(petition.c.id == ROWS).values(content="再次反映" + texts[0]))
         seen = []
         run_batch(config, store, lambda n: seen.append(similar_to_row_1(writer(config, mongo_db), texts)),
-                  processes=1)
+                  processes=1, full=True)
         # changed rows are written as the batch reads them: row 2 in the first chunk, row 300 last
         assert seen[0] == [] and seen[-1] == [ROWS] and len(seen) == ROWS // 50
         assert similar_to_row_1(writer(config, mongo_db), texts) == [ROWS]

@@ -42,8 +42,9 @@ def test_the_batch_makes_live_the_pairs_and_groups_the_scheme_finds(table):
         ids = [row["id"] for row in rows]
         assert live_pairs(store) == [(ids[a], ids[b], x) for a, b, x in zip(i.tolist(), j.tolist(), d.tolist())]
         assert store.read_groups(store.current_run()["run"]) == result.groups and len(result.groups) > 20
-        assert store.current_run()["summary"] == {"rows": ROWS, "pairs": len(i), "groups": len(result.groups),
-                                                  "rows_with_similar": result.rows_with_similar}
+        summary = store.current_run()["summary"]
+        assert summary == {"rows": ROWS, "pairs": len(i), "groups": len(result.groups),
+                           "rows_with_similar": result.rows_with_similar, "sketches": summary["sketches"]}
         assert (result.added, result.changed, result.removed) == (ROWS, 0, 0)
 
 
@@ -73,4 +74,7 @@ def test_a_rerun_writes_only_the_rows_added_changed_or_removed_and_ends_as_a_cle
         run_batch(config, clean, processes=1)
         ids = [row["id"] for row in rows] + [ROWS + 1000]
         assert live_pairs(store) == live_pairs(clean)
-        assert store.records("petition", ids) == clean.records("petition", ids) and store.fresh("petition") == set()
+        assert store.records("petition", ids) == clean.records("petition", ids)
+        assert store.fresh("petition") == {2, ROWS + 1000}  # beside the live buckets, until a full batch
+        run_batch(config, store, processes=1, full=True)
+        assert store.fresh("petition") == set() and live_pairs(store) == live_pairs(clean)

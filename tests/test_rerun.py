@@ -106,14 +106,15 @@ BATCH_KILL_POINTS = ["batch.filed", "batch.results", "batch.removed", "batch.swi
 
 
 @pytest.mark.parametrize("point", BATCH_KILL_POINTS)
+@pytest.mark.parametrize("how", [[], ["--full"]], ids=["re-run", "full"])
 def test_a_batch_killed_at_any_write_point_then_run_again_stores_what_a_clean_batch_would(
-        petition, config, config_file, mongo_db, mongo_client, point):
+        petition, config, config_file, mongo_db, mongo_client, point, how):
     insert(petition, petition_rows(60) + copy_sets(3))
     run_batch(config, MongoStore(mongo_db), processes=1)
     sql(petition, "DELETE FROM petition WHERE id IN (3, 1000, 10004)")
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id IN (5, 1010)")
     insert(petition, [{**petition_rows(1)[0], "id": 9001, "content": TEXT_N}])
-    killed = subprocess.run([sys.executable, "-m", "dedup_pipeline", "batch", "--processes", "1",
+    killed = subprocess.run([sys.executable, "-m", "dedup_pipeline", "batch", "--processes", "1", *how,
                              "--config", str(config_file)], capture_output=True, text=True,
                             env=_env({killpoints.ENV: point}))
     assert killed.returncode == -9, killed.stderr
@@ -126,12 +127,14 @@ def _env(extra):
     return {**{k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}, **extra}
 
 
-def test_a_batch_does_not_replay_its_own_removals_and_the_next_one_clears_their_log(petition, config, mongo_db):
+@pytest.mark.parametrize("full", [False, True])
+def test_a_batch_does_not_replay_its_own_removals_and_the_next_full_one_clears_their_log(
+        petition, config, mongo_db, full):
     insert(petition, petition_rows(40))
     run_batch(config, MongoStore(mongo_db), processes=1)
     sql(petition, "DELETE FROM petition WHERE id IN (3, 4)")
-    removing = run_batch(config, MongoStore(mongo_db), processes=1)
+    removing = run_batch(config, MongoStore(mongo_db), processes=1, full=full)
     assert removing.removed == 2 and removing.replayed == 0
     assert sorted((d["row"], d["n"]) for d in mongo_db.removed.find()) == [(3, 1), (4, 1)]
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db), processes=1, full=True)
     assert list(mongo_db.removed.find()) == []

@@ -81,10 +81,10 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     new = int(np.count_nonzero(table.was[table.changed] < 0))
     result = BatchResult(table.ids, log.values("fingerprints")[table.at], pairs, found.groups, seconds, run,
                          added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
-                         read=len(table.ids), sketched=table.sketched, decided=len(focus))
+                         read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs)
     gone_ids = [kept.ids[n] for n in gone.tolist()] + sorted(held.rows.keys() - set(table.ids), key=str)
-    result.dedup_match, result.removed = _go_live(config, store, run, found, focus, gone_ids, state, folder)
+    result.dedup_match, result.removed = _go_live(config, store, run, found, gone_ids, state, folder)
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
     return result
@@ -103,7 +103,7 @@ def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, 
             chunk_ids = [row[id_column] for row in rows]
             contents = [content_hash(row, config.fields, settings) for row in rows]
             where = find(chunk_ids)
-            before = kept.hashes[np.maximum(where, 0)]
+            before = _where(kept.hashes, where, b"")
             for n, (row_id, content) in enumerate(zip(chunk_ids, contents)):
                 if where[n] < 0 or before[n] != content.encode() or held.rows.get(row_id, content) != content:
                     differ.append((len(ids) + n, rows[n]))
@@ -113,14 +113,22 @@ def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, 
             on_progress(len(rows))
     hashes_now = np.array(hashes, "S16")
     was_all = np.concatenate(was) if was else np.zeros(0, np.int64)
-    at = np.where(was_all >= 0, kept.at[np.maximum(was_all, 0)], -1)
-    changed = np.flatnonzero((was_all < 0) | (kept.hashes[np.maximum(was_all, 0)] != hashes_now))
+    at = _where(kept.at, was_all, -1)
+    changed = np.flatnonzero(_where(kept.hashes, was_all, b"") != hashes_now)
     parts = list(batched(differ, config.batch.chunk_size))
     for part, chunk in zip(parts, sketched([row for _, row in part] for part in parts)):
         at[[n for n, _ in part]] = log.append(chunk.fingerprints, chunk.keys, chunk.table)
         store.file((chunk.record(n, config.source.table) for n in range(len(chunk.ids))), batch=True)
     killpoints.reached("batch.filed")
     return Table(ids, hashes_now, at, was_all, changed, len(differ))
+
+
+def _where(values: np.ndarray, positions: np.ndarray, missing: Any) -> np.ndarray:
+    """values[positions], `missing` where a position is -1."""
+    out = np.full(len(positions), missing, values.dtype)
+    found = positions >= 0
+    out[found] = values[positions[found]]
+    return out
 
 
 def _finder(ids: list) -> Callable[[list], np.ndarray]:
@@ -219,16 +227,12 @@ def _copies(scheme: Scheme, log: SketchLog, table: Table) -> int:
     return int(np.count_nonzero(originals(identity) != np.arange(len(identity))))
 
 
-def _go_live(config: Config, store: Store, run: str, found: Found, focus: np.ndarray, gone: list, state: Kept,
-             folder: Path) -> tuple[int | None, int]:
-    """Write the run's pairs and groups whole, dedup_match's rows of the focus and of the
-    rows gone, forget those, and switch the run live on the live buckets."""
+def _go_live(config: Config, store: Store, run: str, found: Found, gone: list, state: Kept, folder: Path) -> tuple[int | None, int]:
+    """Write the run's pairs, groups and dedup_match, forget the rows gone, and switch the
+    run live on the live buckets."""
     store.write_matches(run, found.ids, *found.pairs)
     store.write_groups(run, found.groups)
-    rows = [found.ids[n] for n in focus.tolist()] + gone
-    i, j, d = found.pairs
-    touching = np.isin(i, focus) | np.isin(j, focus)
-    dedup_match = matchtable.write_rows(config, rows, found.ids, i[touching], j[touching], d[touching])
+    dedup_match = matchtable.write_batch(config, found.ids, *found.pairs)
     killpoints.reached("batch.results")
     removed = store.remove(config.source.table, gone, batch=True)  # logged: the buckets still file them
     killpoints.reached("batch.removed")

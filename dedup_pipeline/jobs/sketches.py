@@ -86,7 +86,7 @@ class SketchLog:
             return np.zeros((0, 0) if name == "people" else 0, np.uint64 if name == "people" else ROWS[name])
         if name == "people":
             width = int((self.folder / "people.width").read_text())
-            return np.fromfile(self.folder / "people", np.uint64, count=self.slots * width).reshape(-1, width)
+            return np.fromfile(self.folder / "people", np.uint64, count=self.slots * width).reshape(self.slots, width)
         return np.fromfile(self.folder / name, ROWS[name], count=self.slots)
 
     def table(self) -> SketchTable:

@@ -85,14 +85,11 @@ class SparkResult:
     replayed: int = 0
     dedup_match: int | None = None
     copies: int = 0  # rows with the text of an earlier row, linked to it rather than to each other
+    rerun: bool = False  # Spark reads and decides every row
 
     @property
     def rows_with_similar(self) -> int:
         return sum(len(g) for g in self.groups)
-
-    @property
-    def rerun(self) -> bool:
-        return False  # Spark reads and decides every row
 
 
 def check_spark() -> None:

@@ -104,6 +104,7 @@ class BatchResult:
     read: int = 0  # rows read from the table
     sketched: int = 0  # rows sketched: every row, or for a re-run those changed
     decided: int = 0  # rows whose pairs were decided: every row, or for a re-run those around a change
+    rerun: bool = False  # whether only the rows changed since the last batch were sketched (rerun.py)
 
     @property
     def rows(self) -> int:
@@ -112,11 +113,6 @@ class BatchResult:
     @property
     def rows_with_similar(self) -> int:
         return sum(len(g) for g in self.groups)
-
-    @property
-    def rerun(self) -> bool:
-        """Whether only the rows changed since the last batch were decided again."""
-        return self.decided < self.rows
 
 
 def groups_of(ids: list, pairs: Pairs) -> list[list]:

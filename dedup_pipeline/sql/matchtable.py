@@ -20,7 +20,7 @@ from .source import SqlSource
 MATCH_TABLE = "dedup_match"
 INCREMENTAL, BATCH = "incremental", "batch"
 CHUNK = 5000  # rows per INSERT statement
-IN_ROWS = 500  # row ids a DELETE names at once
+DIGITS = 4  # a distance's decimals (1 - similarity is rounded to 4; a FLOAT column holds about 7 digits)
 
 Pair = tuple[Any, Any, float]  # (row id, similar row id, distance)
 
@@ -123,38 +123,28 @@ class SqlMatches:
 
 
 def write_batch(config: Config, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> int | None:
-    """Replace the previous batch's rows of dedup_match with these pairs (positions into
-    `ids`), in one transaction; the number of rows written, or None when the table does
-    not exist (the migrations were not applied)."""
+    """Make dedup_match hold exactly these pairs (positions into `ids`), both ways, in one
+    transaction: the rows it holds otherwise (an earlier batch's, or a worker's that a
+    change since made stale) deleted, those missing or at another distance written, the
+    rest left. Returns the rows it holds, or None when the table does not exist (the
+    migrations were not applied)."""
     with SqlSource(config) as source, source.errors("write the batch's pairs to dedup_match for"), \
             source.engine.begin() as conn:
         table = reflect(conn)
         if table is None:
             return None
-        conn.execute(table.delete().where(table.c.source == BATCH))
-        written = 0
-        for start in range(0, len(i), CHUNK // 2):
-            part = slice(start, start + CHUNK // 2)
-            pairs = ((ids[x], ids[y], z) for x, y, z in zip(i[part].tolist(), j[part].tolist(), d[part].tolist()))
-            rows = both_directions(pairs, BATCH)
-            upsert(conn, table, rows)
-            written += len(rows)
-        return written
-
-
-def write_rows(config: Config, rows: Sequence, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray
-               ) -> int | None:
-    """Replace the matches of these rows (a re-run's, decided again or gone) with these
-    pairs (positions into `ids`, each touching one of them), in one transaction; the
-    number of rows written, or None when the table does not exist."""
-    with SqlSource(config) as source, source.errors("write the batch's pairs to dedup_match for"), \
-            source.engine.begin() as conn:
-        table = reflect(conn)
-        if table is None:
-            return None
-        for start in range(0, len(rows), IN_ROWS):
-            forget_rows(conn, table, list(rows[start:start + IN_ROWS]))
-        pairs = ((ids[x], ids[y], z) for x, y, z in zip(i.tolist(), j.tolist(), d.tolist()))
-        written = both_directions(pairs, BATCH)
-        upsert(conn, table, written)
-        return len(written)
+        wanted = {}
+        for x, y, z in zip(i.tolist(), j.tolist(), d.tolist()):
+            wanted[ids[x], ids[y]] = wanted[ids[y], ids[x]] = round(float(z), DIGITS)
+        stale = []
+        for a, b, distance in conn.execute(sa.select(table.c.row_id, table.c.similar_id, table.c.distance)):
+            if wanted.get((a, b)) == round(distance, DIGITS):
+                del wanted[a, b]  # held as it is
+            else:
+                stale.append({"a": a, "b": b})
+        for start in range(0, len(stale), CHUNK):
+            conn.execute(table.delete().where(table.c.row_id == sa.bindparam("a"),
+                                              table.c.similar_id == sa.bindparam("b")), stale[start:start + CHUNK])
+        upsert(conn, table, [{"row_id": a, "similar_id": b, "distance": z, "source": BATCH}
+                             for (a, b), z in sorted(wanted.items())])
+        return 2 * len(i)

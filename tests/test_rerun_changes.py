@@ -1,0 +1,95 @@
+"""A re-run decides again only the rows around what changed (jobs/rerun.py), and ends as a
+clean batch of the table would: the same pairs, groups and stored rows, whatever was added,
+changed or deleted between the runs (copies made and unmade, rows a third row links), on
+the in-memory store; the real servers' re-runs are tests/test_rerun.py's."""
+
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings, strategies as st
+
+from dedup_pipeline.config import parse_config
+from dedup_pipeline.jobs import sketches
+from dedup_pipeline.jobs.batch import run_batch
+from dedup_pipeline.store.index import MemoryStore
+from tests.test_matches import FIELDS, ROWS as POOL_ROWS, changes_of, linked_through_a_third, row
+
+COLUMNS = ("id", "title", "name", "phone", "address", "category", "created_at", "content")
+
+
+def config_of(folder: Path, scheme: str = "shingles"):
+    return parse_config({"source": {"url": f"sqlite:///{folder / 'petition.sqlite'}", "table": "petition"},
+                         "fields": FIELDS, "store": {"kind": "memory", "data_dir": str(folder / "data")},
+                         "batch": {"chunk_size": 7, "processes": 1},
+                         "scheme": {"name": scheme, "submitter": ["phone", "address"], "filed": "created_at"}}, {})
+
+
+def write(folder: Path, table: dict) -> None:
+    """The table as it is now, in SQLite."""
+    with sqlite3.connect(folder / "petition.sqlite") as db:
+        db.execute(f"CREATE TABLE IF NOT EXISTS petition ({', '.join(COLUMNS)})")
+        db.execute("DELETE FROM petition")
+        db.executemany(f"INSERT INTO petition VALUES ({', '.join('?' * len(COLUMNS))})",
+                       [tuple(table[r].get(c) for c in COLUMNS) for r in sorted(table)])
+    db.close()
+
+
+def stored(store: MemoryStore, table: dict) -> tuple:
+    live = store.current_run()["run"]
+    return store.read_matches(live), store.read_groups(live), store.records("petition", sorted(table))
+
+
+def reruns_end_as_a_clean_batch(start: list, batches: list, pool: list, scheme: str = "shingles") -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        config = config_of(folder, scheme)
+        table = {n + 1: row(n + 1, t, pool) for n, t in enumerate(start)}
+        write(folder, table)
+        store = MemoryStore()
+        run_batch(config, store)
+        for batch in batches:
+            for row_id, text_of in batch:
+                if text_of is None:
+                    table.pop(row_id, None)
+                else:
+                    table[row_id] = row(row_id, text_of, pool)
+            write(folder, table)
+            again = run_batch(config, store)
+            assert again.rerun or not table
+        rerun = stored(store, table)
+        clean = MemoryStore()
+        run_batch(config, clean, full=True)
+        assert rerun == stored(clean, table)
+
+
+@pytest.fixture(autouse=True)
+def never_rebuilt(monkeypatch):
+    """Every run after the first a re-run, however much changed."""
+    monkeypatch.setattr(sketches, "REBUILD_SHARE", 1.0)
+
+
+SLOW = settings(max_examples=60, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@SLOW
+@given(start=st.lists(st.integers(0, len(POOL_ROWS) - 1), max_size=40), batches=changes_of(len(POOL_ROWS)))
+@example(start=[0, 0, 0], batches=[[(1, None), (4, 0)]])  # the first of three copies goes as a fourth comes
+@example(start=[5, 0], batches=[[(1, 0)], [(1, 5)]])  # a copy made, then unmade
+def test_reruns_after_rows_added_changed_and_deleted_end_as_a_clean_batch(start, batches):
+    reruns_end_as_a_clean_batch(start, batches, POOL_ROWS)
+
+
+@SLOW
+@given(start=st.lists(st.integers(0, 39), max_size=40), batches=changes_of(40))
+def test_reruns_around_rows_a_third_row_links_end_as_a_clean_batch(start, batches):
+    pool = linked_through_a_third()
+    reruns_end_as_a_clean_batch(start, batches, [pool[n % len(pool)] for n in range(40)])
+
+
+@SLOW
+@given(start=st.lists(st.integers(0, len(POOL_ROWS) - 1), max_size=40), batches=changes_of(len(POOL_ROWS)))
+def test_reruns_of_the_simhash_scheme_end_as_a_clean_batch(start, batches):
+    reruns_end_as_a_clean_batch(start, batches, POOL_ROWS, scheme="simhash")
