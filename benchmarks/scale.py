@@ -81,11 +81,12 @@ def insert(db: sqlite3.Connection, rows: list[tuple]) -> None:
 
 
 def change_table(path: Path, maker: PetitionMaker, rows: int, seed: int) -> dict[str, int]:
-    """Rewrite the content of CHANGED of the rows, delete DELETED, add ADDED (new ids)."""
+    """Rewrite the content of CHANGED of the rows there, delete DELETED, add ADDED (new ids)."""
     rng = random.Random(seed)
-    picked = rng.sample(range(1, rows + 1), round(rows * CHANGED) + round(rows * DELETED))
-    changed, deleted = picked[:round(rows * CHANGED)], picked[round(rows * CHANGED):]
     with sqlite3.connect(path) as db:
+        ids = [i for (i,) in db.execute("SELECT id FROM petition ORDER BY id")]
+        picked = rng.sample(ids, round(rows * CHANGED) + round(rows * DELETED))
+        changed, deleted = picked[:round(rows * CHANGED)], picked[round(rows * CHANGED):]
         contents = [(new_content(rng, maker, db, i), i) for i in changed]
         db.executemany("UPDATE petition SET content = ? WHERE id = ?", contents)
         db.executemany("DELETE FROM petition WHERE id = ?", [(i,) for i in deleted])
@@ -253,6 +254,9 @@ def nights(args: argparse.Namespace, folder: Path, maker: PetitionMaker) -> None
         written = sum(runs[-1]["written"].values())
         print(f"night {night}: {runs[-1]['wall']:.1f} s, {written:,} documents written, peak RSS "
               f"{runs[-1]['peak_kb'] / 1024:.0f} MB, store {store_last / 2**20:.0f} MB", flush=True)
+        said = [line for line in runs[-1]["stdout"].splitlines() if line.startswith("rows read")]
+        print("  " + "; ".join(said + ["phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in runs[-1]["phases"].items())]),
+              flush=True)
     clean = folder / "clean"
     shutil.rmtree(clean, ignore_errors=True)
     clean.mkdir()
