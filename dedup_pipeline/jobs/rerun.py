@@ -68,8 +68,10 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     start = time.perf_counter()
     near = _Near(log, table)
     gone = table.gone(kept)
+    was = table.was[table.changed]
+    # the rows sharing a key with a changed row as it was (or a row gone) or as it is
     focus = np.union1d(table.changed, near.under(np.concatenate(
-        [kept.at[gone], kept.at[table.was[table.changed][table.was[table.changed] >= 0]], table.at[table.changed]])))
+        [kept.at[gone], kept.at[was[was >= 0]], table.at[table.changed]])))
     pairs = _pairs(scheme, log, near, kept, table, focus)
     seconds["pairs"] = time.perf_counter() - start
 
@@ -83,7 +85,7 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
                          added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
                          read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs)
-    gone_ids = [kept.ids[n] for n in gone.tolist()] + sorted(held.rows.keys() - set(table.ids), key=str)
+    gone_ids = sorted({*(kept.ids[n] for n in gone.tolist()), *(held.rows.keys() - set(table.ids))}, key=str)
     result.dedup_match, result.removed = _go_live(config, store, run, found, gone_ids, state, folder)
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
@@ -241,4 +243,5 @@ def _go_live(config: Config, store: Store, run: str, found: Found, gone: list, s
     store.switch(run, summary(found, state.token), live.get("bucket_bits", 0), base=live.get("base") or live["run"])
     killpoints.reached("batch.switched")
     forget_others(folder, state)
+    store.reclaim()  # the generation the switch dropped, and the row documents written again
     return dedup_match, removed
