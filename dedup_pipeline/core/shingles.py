@@ -67,7 +67,6 @@ from .text import normalize, normalize_many
 
 _DIGITS = re.compile(r"\d+")
 _DIGIT = re.compile(r"\d")
-_SPACES = re.compile(r"\s+")
 _M = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = np.zeros(0, np.uint64)
 BAND_CHUNK = 16_384  # shingles hashed at once for MinHash bands: 144 × this many minima
@@ -455,13 +454,12 @@ def shingle_hashes_many(texts: Sequence[str], size: int) -> list[np.ndarray]:
 def long_text(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
     """The text a row's shingles are taken from: its long fields, normalized, without
     punctuation or spaces."""
-    return _SPACES.sub("", normalize(_long_fields(row, fields), punctuation="remove"))
+    return normalize(_long_fields(row, fields), punctuation="remove", join="")
 
 
 def long_texts(rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> list[str]:
     """long_text() of each row, normalized together (the same, at numpy speed)."""
-    return [_SPACES.sub("", text) for text in normalize_many([_long_fields(row, fields) for row in rows],
-                                                             punctuation="remove")]
+    return normalize_many([_long_fields(row, fields) for row in rows], punctuation="remove", join="")
 
 
 def _long_fields(row: Mapping[str, Any], fields: Sequence[Field]) -> str:

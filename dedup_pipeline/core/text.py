@@ -39,10 +39,11 @@ def _translation(punctuation: str) -> dict[int, str | None]:
     return table
 
 
-def normalize(text: str, punctuation: str = "space") -> str:
-    """Fold width and case, handle punctuation, collapse whitespace; '' for blank text."""
+def normalize(text: str, punctuation: str = "space", join: str = " ") -> str:
+    """Fold width and case, handle punctuation, collapse whitespace to `join` (one space, or
+    "": none); '' for blank text."""
     text = unicodedata.normalize("NFKC", _valid_unicode(text)).lower()
-    return " ".join(text.translate(_translation(punctuation)).split())
+    return join.join(text.translate(_translation(punctuation)).split())
 
 
 def _valid_unicode(text: str) -> str:
@@ -55,41 +56,54 @@ def _valid_unicode(text: str) -> str:
     return text
 
 
-def normalize_many(texts: list[str], punctuation: str = "space") -> list[str]:
+def normalize_many(texts: list[str], punctuation: str = "space", join: str = " ") -> list[str]:
     """normalize() of each text, equal to it character for character, at numpy speed.
 
     Most characters normalize on their own, to one character: those go through a lookup
-    table over the whole batch at once. A text holding any character that does not
-    (combining marks, ligatures, astral code points, final sigma...) takes normalize().
+    table over the whole batch at once, whitespace collapsed with numpy. A text holding any
+    character that does not (combining marks, ligatures, astral code points, final sigma...)
+    takes normalize().
     """
-    table, unsafe = _lookup(punctuation)
+    table, unsafe, blank = _lookup(punctuation)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    bad = unsafe[codes]
-    mapped = table[codes].astype("<u4", copy=False).tobytes().decode("utf-32-le")
-    ends = np.cumsum(lengths)
-    bad_before = np.concatenate(([0], np.cumsum(bad, dtype=np.int64)))
-    row_bad = bad_before[ends] - bad_before[ends - lengths] > 0
-    out = []
-    start = 0
-    for text, end, slow in zip(texts, ends.tolist(), row_bad.tolist()):
-        if slow:
-            out.append(normalize(text, punctuation))
-        else:
-            out.append(" ".join(mapped[start:end].replace(_DELETED, "").split()))
-        start = end
-    return out
+    text_of = np.repeat(np.arange(len(texts)), lengths)
+    row_bad = np.bincount(text_of[unsafe[codes]], minlength=len(texts)) > 0
+    mapped = table[codes]
+    kept = mapped != _DELETED
+    mapped, text_of, blank = mapped[kept], text_of[kept], blank[codes][kept]
+    words = _words(text_of, blank, len(texts), join)
+    flat = np.where(blank, ord(" "), mapped)[words].astype("<u4").tobytes().decode("utf-32-le")
+    ends = np.cumsum(np.bincount(text_of[words], minlength=len(texts))).tolist()
+    return [normalize(text, punctuation, join) if slow else flat[start:end]
+            for text, slow, start, end in zip(texts, row_bad.tolist(), [0, *ends], ends)]
 
 
-_DELETED = "\x00"  # marks a removed punctuation mark; a NUL in the input became a space
+def _words(text_of: np.ndarray, blank: np.ndarray, texts: int, join: str) -> np.ndarray:
+    """Which characters stay when each text's whitespace is collapsed (str.split, then
+    `join`): every other character, and with a join, the first blank of each run between two."""
+    if not join:
+        return ~blank
+    solid = np.flatnonzero(~blank)
+    last = np.full(texts, -1)
+    ends = solid[np.append(text_of[solid][1:] != text_of[solid][:-1], True)] if len(solid) else solid
+    last[text_of[ends]] = ends
+    after_solid = np.zeros(len(blank), dtype=bool)
+    after_solid[1:] = ~blank[:-1] & (text_of[1:] == text_of[:-1])
+    return ~blank | (after_solid & (np.arange(len(blank)) < last[text_of]))
+
+
+_DELETED = 0  # marks a removed punctuation mark; a NUL in the input became a space
 
 
 @cache
-def _lookup(punctuation: str) -> tuple[np.ndarray, np.ndarray]:
-    """For each code point: its normalized character, and whether it is unsafe alone.
-    Only the BMP is worked out; astral code points (emoji, rare CJK) count as unsafe."""
+def _lookup(punctuation: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each code point: its normalized character, whether it is unsafe alone, and
+    whether what it becomes is whitespace. Only the BMP is worked out; astral code points
+    (emoji, rare CJK) count as unsafe."""
     table = np.full(sys.maxunicode + 1, 0xFFFD, dtype=np.uint32)
     unsafe = np.ones(sys.maxunicode + 1, dtype=bool)
+    blank = np.zeros(sys.maxunicode + 1, dtype=bool)
     translate = _translation(punctuation)
     composing = _composition_seconds()
     for code in range(0x10000):
@@ -100,8 +114,9 @@ def _lookup(punctuation: str) -> tuple[np.ndarray, np.ndarray]:
             continue
         unsafe[code] = False
         mapped = folded.translate(translate)
-        table[code] = ord(mapped) if mapped else ord(_DELETED)
-    return table, unsafe
+        table[code] = ord(mapped) if mapped else _DELETED
+        blank[code] = mapped.isspace()
+    return table, unsafe, blank
 
 
 def _composition_seconds() -> frozenset[int]:
