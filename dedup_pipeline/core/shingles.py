@@ -54,6 +54,7 @@ seconds.
 from __future__ import annotations
 
 import re
+import struct
 import sys
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -74,7 +75,6 @@ _EMPTY = np.zeros(0, np.uint64)
 _NONE = np.uint64(2**64 - 1)  # no key: keys are 62 bits
 _WIDTHS = 1 << np.arange(63, dtype=np.int64)  # a run of values is sorted in a row of the next power of 2
 _NARROWEST = 4  # 16 values
-BAND_CHUNK = 16_384  # shingles hashed at once for MinHash bands: 144 × this many minima
 OVERLAP_CHUNK = 4_000_000  # set elements compared at once (32 MB)
 ALIGNED_CHARS = 50_000  # longer texts are not aligned (50,000 characters: 0.15 s a pair)
 
@@ -105,8 +105,8 @@ class Sketch(NamedTuple):
         """What the store keeps of a sketch: the submitter hashes, the filing day and the
         text (UTF-16, two bytes a Chinese character where UTF-8 takes three);
         `ShingleScheme.restore` computes the rest again."""
-        return (np.array([len(self.people)], np.uint64).tobytes() + self.people.astype(np.uint64).tobytes()
-                + np.array([self.filed], np.int64).tobytes() + self.text.encode("utf-16-le"))
+        people = self.people.astype(np.uint64).tolist()
+        return struct.pack(f"=Q{len(people)}Qq", len(people), *people, self.filed) + self.text.encode("utf-16-le")
 
 
 @dataclass(frozen=True)
@@ -185,8 +185,8 @@ class ShingleScheme:
 
     def _bands(self, sets: Sets) -> np.ndarray:
         """One key per MinHash band of each set (a row of keys per set; `_NONE` for a blank
-        one): the band's minima hashed together; sets taken BAND_CHUNK shingles at a time,
-        which bounds the memory of the minima."""
+        one): the band's minima hashed together. One hash function at a time over every
+        set: memory for the sets' values twice, whatever the number of bands."""
         n = self.bands * self.rows_per_band
         # shingle hashes are random already: a multiply-add per hash orders them anew
         # (multiply-shift hashing), three times faster than mixing each
@@ -194,17 +194,20 @@ class ShingleScheme:
         plus = _mix(~np.arange(1, n + 1, dtype=np.uint64) * _M)  # the first bands the same whatever their number
         out = np.full((len(sets.starts) - 1, self.bands), _NONE)
         filled = np.flatnonzero(sets.sizes())
-        for lo, hi in _spans(sets.sizes()[filled], BAND_CHUNK):
-            chunk = filled[lo:hi]  # the sets between are blank: their values lie side by side
-            first, end = sets.starts[chunk[0]], sets.starts[chunk[-1] + 1]
-            hashed = sets.values[first:end].astype(np.uint64)[None, :] * times[:, None]
-            hashed += plus[:, None]
-            minima = np.minimum.reduceat(hashed, sets.starts[chunk] - first, axis=1)
-            minima = minima.reshape(self.bands, self.rows_per_band, len(chunk))
-            key = np.repeat((np.arange(self.bands, dtype=np.uint64) * _M)[:, None], len(chunk), axis=1)
-            for column in range(self.rows_per_band):
-                key = _mix(key ^ minima[:, column])
-            out[chunk] = (key >> np.uint64(2)).T
+        if not len(filled):
+            return out
+        values = sets.values.astype(np.uint64)
+        hashed = np.empty_like(values)
+        minima = np.empty((n, len(filled)), np.uint64)
+        for k in range(n):  # the blank sets hold no values: each filled one runs to the next
+            np.multiply(values, times[k], out=hashed)
+            hashed += plus[k]
+            minima[k] = np.minimum.reduceat(hashed, sets.starts[filled])
+        minima = minima.reshape(self.bands, self.rows_per_band, len(filled))
+        key = np.repeat((np.arange(self.bands, dtype=np.uint64) * _M)[:, None], len(filled), axis=1)
+        for column in range(self.rows_per_band):
+            key = _mix(key ^ minima[:, column])
+        out[filled] = (key >> np.uint64(2)).T
         return out
 
 
@@ -259,13 +262,9 @@ class SketchTable(NamedTuple):
 
     @classmethod
     def of(cls, sketches: Sequence[Sketch]) -> SketchTable:
-        width = max((len(s.people) for s in sketches), default=0)
-        people = np.zeros((len(sketches), width), np.uint64)
-        for n, s in enumerate(sketches):
-            people[n, :len(s.people)] = s.people
         return cls(Sets.of([s.shingles for s in sketches], np.uint32), Sets.of([s.verbatim for s in sketches], np.uint32),
-                   people, Sets.of([s.keys for s in sketches]), np.array([s.identity for s in sketches], np.uint64),
-                   Sets.of([np.frombuffer(s.text.encode("utf-32-le"), np.uint32) for s in sketches], np.uint32),
+                   _matrix([s.people for s in sketches]), Sets.of([s.keys for s in sketches]),
+                   np.array([s.identity for s in sketches], np.uint64), code_points([s.text for s in sketches]),
                    np.array([s.filed for s in sketches], np.int32))
 
     def texts_of(self, rows: np.ndarray) -> dict[int, str]:
@@ -504,11 +503,14 @@ def shingle_sets(text: Sets, size: int) -> Sets:
     text_of = np.repeat(np.arange(len(lengths)), lengths)
     width = widths[text_of]
     h = width.astype(np.uint64) if short else np.full(len(codes), size, np.uint64)
-    for i in range(size):
-        shifted = np.zeros_like(codes)
-        shifted[:max(len(codes) - i, 0)] = codes[i:]
-        mixed = (h ^ shifted) * _M
-        h = np.where(i < width, mixed, h) if short else mixed
+    for i in range(size):  # character i of each shingle (past the end: 0, at positions no shingle starts)
+        if short:
+            shifted = np.zeros_like(codes)
+            shifted[:max(len(codes) - i, 0)] = codes[i:]
+            h = np.where(i < width, (h ^ shifted) * _M, h)
+        else:
+            h[:max(len(codes) - i, 0)] ^= codes[i:]
+            h *= _M
     at = np.arange(len(codes)) - np.repeat(text.starts[:-1], lengths)
     start = at <= (lengths - widths)[text_of]
     counts = np.where(lengths > 0, lengths - widths + 1, 0)
@@ -556,6 +558,9 @@ def _long_fields(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
 
 def _mix(h: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer: every input bit moves every output bit."""
-    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
+    h = h ^ (h >> np.uint64(30))  # a new array: the rest works in it
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return h
