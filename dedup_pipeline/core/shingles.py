@@ -500,8 +500,7 @@ def shingle_sets(text: Sets, size: int) -> Sets:
     widths = np.minimum(lengths, size)
     # A text shorter than `size` is one shingle of its own length: hashed at its start.
     short = bool(np.any((lengths > 0) & (widths < size)))
-    text_of = np.repeat(np.arange(len(lengths)), lengths)
-    width = widths[text_of]
+    width = widths[np.repeat(np.arange(len(lengths)), lengths)] if short else None
     h = width.astype(np.uint64) if short else np.full(len(codes), size, np.uint64)
     for i in range(size):  # character i of each shingle (past the end: 0, at positions no shingle starts)
         if short:
@@ -511,8 +510,9 @@ def shingle_sets(text: Sets, size: int) -> Sets:
         else:
             h[:max(len(codes) - i, 0)] ^= codes[i:]
             h *= _M
-    at = np.arange(len(codes)) - np.repeat(text.starts[:-1], lengths)
-    start = at <= (lengths - widths)[text_of]
+    start = np.ones(len(codes), dtype=bool)
+    for k in range(1, size):  # no shingle starts in the last width - 1 characters of a text
+        start[text.starts[1:][widths > k] - k] = False
     counts = np.where(lengths > 0, lengths - widths + 1, 0)
     return _distinct((_mix(h[start]) >> np.uint64(32)).astype(np.uint32), counts)
 

@@ -59,10 +59,10 @@ def _valid_unicode(text: str) -> str:
 def normalize_many(texts: list[str], punctuation: str = "space", join: str = " ") -> list[str]:
     """normalize() of each text, equal to it character for character, at numpy speed.
 
-    Most characters normalize on their own, to one character: those go through a lookup
-    table over the whole batch at once, whitespace collapsed with numpy. A text holding any
-    character that does not (combining marks, ligatures, astral code points, final sigma...)
-    takes normalize().
+    Most characters normalize on their own, to one character (or to punctuation alone, as
+    … to ..., which is removed or becomes spaces): those go through a lookup table over the
+    whole batch at once, whitespace collapsed with numpy. A text holding any character that
+    does not (combining marks, ligatures, astral code points, final sigma...) takes normalize().
     """
     table, unsafe, blank = _lookup(punctuation)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
@@ -109,12 +109,13 @@ def _lookup(punctuation: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for code in range(0x10000):
         char = chr(code)
         folded = unicodedata.normalize("NFKC", char).lower() if not 0xD800 <= code < 0xE000 else ""
-        if (len(folded) != 1 or code == 0x03A3 or code in composing or ord(folded) in composing
-                or unicodedata.combining(char) or unicodedata.combining(folded)):
+        mapped = folded.translate(translate)
+        marks = len(folded) > 1 and not mapped.strip()  # … is ... : punctuation alone, as one mark
+        if (not (len(folded) == 1 or marks) or code == 0x03A3 or code in composing or unicodedata.combining(char)
+                or any(ord(c) in composing or unicodedata.combining(c) for c in folded)):
             continue
         unsafe[code] = False
-        mapped = folded.translate(translate)
-        table[code] = ord(mapped) if mapped else _DELETED
+        table[code] = ord(mapped[0]) if mapped else _DELETED
         blank[code] = mapped.isspace()
     return table, unsafe, blank
 
