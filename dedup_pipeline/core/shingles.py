@@ -59,7 +59,7 @@ import sys
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
@@ -106,7 +106,13 @@ class Sketch(NamedTuple):
         text (UTF-16, two bytes a Chinese character where UTF-8 takes three);
         `ShingleScheme.restore` computes the rest again."""
         people = self.people.astype(np.uint64).tolist()
-        return struct.pack(f"=Q{len(people)}Qq", len(people), *people, self.filed) + self.text.encode("utf-16-le")
+        return _packer(len(people))(len(people), *people, self.filed) + self.text.encode("utf-16-le")
+
+
+@cache
+def _packer(people: int) -> Callable[..., bytes]:
+    """Packs a sketch's count of submitter hashes, the hashes and its filing day (native order)."""
+    return struct.Struct(f"=Q{people}Qq").pack
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,8 @@ def _matrix(people: Sequence[np.ndarray]) -> np.ndarray:
     """Submitter hashes as a row each, padded with 0 (blank)."""
     if isinstance(people, np.ndarray) and people.ndim == 2:
         return people
+    if len({len(p) for p in people}) == 1:
+        return np.array(people, np.uint64)
     matrix = np.zeros((len(people), max(map(len, people), default=0)), np.uint64)
     for n, p in enumerate(people):
         matrix[n, :len(p)] = p

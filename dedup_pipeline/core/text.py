@@ -66,31 +66,41 @@ def normalize_many(texts: list[str], punctuation: str = "space", join: str = " "
     """
     table, unsafe, blank = _lookup(punctuation)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    bounds = np.concatenate(([0], np.cumsum(lengths)))
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    text_of = np.repeat(np.arange(len(texts)), lengths)
-    row_bad = np.bincount(text_of[unsafe[codes]], minlength=len(texts)) > 0
-    mapped = table[codes]
-    kept = mapped != _DELETED
-    mapped, text_of, blank = mapped[kept], text_of[kept], blank[codes][kept]
-    words = _words(text_of, blank, len(texts), join)
-    flat = np.where(blank, ord(" "), mapped)[words].astype("<u4").tobytes().decode("utf-32-le")
-    ends = np.cumsum(np.bincount(text_of[words], minlength=len(texts))).tolist()
-    return [normalize(text, punctuation, join) if slow else flat[start:end]
-            for text, slow, start, end in zip(texts, row_bad.tolist(), [0, *ends], ends)]
+    row_bad = np.diff(_running(unsafe[codes])[bounds]) > 0
+    mapped, blank = table[codes], blank[codes]
+    kept = _words(mapped != _DELETED, blank, lengths, join)
+    flat = mapped[kept]
+    flat[blank[kept]] = ord(" ")
+    ends = _running(kept)[bounds].tolist()
+    text = flat.astype("<u4").tobytes().decode("utf-32-le")
+    return [normalize(t, punctuation, join) if slow else text[start:end]
+            for t, slow, start, end in zip(texts, row_bad.tolist(), ends, ends[1:])]
 
 
-def _words(text_of: np.ndarray, blank: np.ndarray, texts: int, join: str) -> np.ndarray:
+def _running(mask: np.ndarray) -> np.ndarray:
+    """How many are set before each position (and at the end)."""
+    return np.concatenate(([0], np.cumsum(mask)))
+
+
+def _words(present: np.ndarray, blank: np.ndarray, lengths: np.ndarray, join: str) -> np.ndarray:
     """Which characters stay when each text's whitespace is collapsed (str.split, then
-    `join`): every other character, and with a join, the first blank of each run between two."""
+    `join`): every other character left (`present`), and with a join, the first blank of
+    each run between two."""
     if not join:
-        return ~blank
+        return present & ~blank
+    at = np.flatnonzero(present)  # the characters left, side by side
+    text_of, blank = np.repeat(np.arange(len(lengths)), lengths)[at], blank[at]
     solid = np.flatnonzero(~blank)
-    last = np.full(texts, -1)
+    last = np.full(len(lengths), -1)
     ends = solid[np.append(text_of[solid][1:] != text_of[solid][:-1], True)] if len(solid) else solid
     last[text_of[ends]] = ends
     after_solid = np.zeros(len(blank), dtype=bool)
     after_solid[1:] = ~blank[:-1] & (text_of[1:] == text_of[:-1])
-    return ~blank | (after_solid & (np.arange(len(blank)) < last[text_of]))
+    words = np.zeros(len(present), dtype=bool)
+    words[at[~blank | (after_solid & (np.arange(len(blank)) < last[text_of]))]] = True
+    return words
 
 
 _DELETED = 0  # marks a removed punctuation mark; a NUL in the input became a space
