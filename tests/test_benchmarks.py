@@ -24,6 +24,7 @@ SMALL = {
     "report.py": ["benchmarks/report.py", "--rows", "2000", "--groups", "200"],
     "scale.py": ["benchmarks/scale.py", "--rows", "500", "--peer-rows", "500"],
     "scale.py --nights": ["benchmarks/scale.py", "--rows", "500", "--nights", "2", "--skip-peer"],
+    "sketch.py": ["benchmarks/sketch.py", "--rows", "3000", "--repeat", "1"],
 }
 # These need more than the fast tier gives: a MariaDB of their own, or Spark's JVM (30 s to start).
 IN_THE_SERVERS_TIER = {

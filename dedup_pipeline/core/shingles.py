@@ -54,9 +54,12 @@ seconds.
 from __future__ import annotations
 
 import re
+import struct
+import sys
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from functools import cache
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
@@ -67,10 +70,11 @@ from .text import normalize, normalize_many
 
 _DIGITS = re.compile(r"\d+")
 _DIGIT = re.compile(r"\d")
-_SPACES = re.compile(r"\s+")
 _M = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = np.zeros(0, np.uint64)
-BAND_CHUNK = 16_384  # shingles hashed at once for MinHash bands: 144 × this many minima
+_NONE = np.uint64(2**64 - 1)  # no key: keys are 62 bits
+_WIDTHS = 1 << np.arange(63, dtype=np.int64)  # a run of values is sorted in a row of the next power of 2
+_NARROWEST = 4  # 16 values
 OVERLAP_CHUNK = 4_000_000  # set elements compared at once (32 MB)
 ALIGNED_CHARS = 50_000  # longer texts are not aligned (50,000 characters: 0.15 s a pair)
 
@@ -101,8 +105,14 @@ class Sketch(NamedTuple):
         """What the store keeps of a sketch: the submitter hashes, the filing day and the
         text (UTF-16, two bytes a Chinese character where UTF-8 takes three);
         `ShingleScheme.restore` computes the rest again."""
-        return (np.array([len(self.people)], np.uint64).tobytes() + self.people.astype(np.uint64).tobytes()
-                + np.array([self.filed], np.int64).tobytes() + self.text.encode("utf-16-le"))
+        people = self.people.astype(np.uint64).tolist()
+        return _packer(len(people))(len(people), *people, self.filed) + self.text.encode("utf-16-le")
+
+
+@cache
+def _packer(people: int) -> Callable[..., bytes]:
+    """Packs a sketch's count of submitter hashes, the hashes and its filing day (native order)."""
+    return struct.Struct(f"=Q{people}Qq").pack
 
 
 @dataclass(frozen=True)
@@ -132,19 +142,19 @@ class ShingleScheme:
 
     def sketch_many(self, rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> list[Sketch]:
         """The sketches of many rows, hashed together (the same as one at a time, faster)."""
-        return self.sketch_texts(long_texts(rows, fields), [self._people(row, fields) for row in rows],
+        return self.sketch_texts(long_texts(rows, fields), self._people(rows, fields),
                                  [filed_day(row.get(self.filed)) if self.filed else 0 for row in rows])
 
     def sketch_texts(self, written: Sequence[str], people: Sequence[np.ndarray],
                      filed: Sequence[int] | None = None) -> list[Sketch]:
         """Sketches of compared texts (`long_text`), their submitter hashes and filing days."""
-        folded = [_DIGITS.sub("0", text) for text in written]
-        verbatim = shingle_hashes_many(written, self.size)
-        own = shingle_hashes_many(folded, self.key_size)
-        return [Sketch(shingles, exact, p, self._keys(first[:self.keys], p, bands), text, day)
-                for shingles, exact, first, p, bands, text, day in zip(
-                    shingle_hashes_many(folded, self.size), verbatim, own, people,
-                    self._bands_many(verbatim), written, filed or [0] * len(written))]
+        text = code_points(written)
+        folded = fold_numbers(text)
+        verbatim = shingle_sets(text, self.size)
+        keys = self._keys(shingle_sets(folded, self.key_size), _matrix(people), self._bands(verbatim))
+        return [Sketch(shingles, exact, p, own, t, day) for shingles, exact, p, own, t, day in zip(
+                    shingle_sets(folded, self.size).rows(), verbatim.rows(), people, keys.rows(), written,
+                    filed or [0] * len(written))]
 
     def restore(self, data: bytes) -> Sketch:
         """A sketch from what the store keeps of it (`Sketch.to_bytes`)."""
@@ -153,39 +163,70 @@ class ShingleScheme:
         filed = int(np.frombuffer(data[8 + 8 * count:16 + 8 * count], np.int64)[0]) if data else 0
         return self.sketch_texts([data[16 + 8 * count:].decode("utf-16-le")], [people], [filed])[0]
 
-    def _people(self, row: Mapping[str, Any], fields: Sequence[Field]) -> np.ndarray:
-        return np.array([_hash(v) if v else 0 for v in
-                         (value_text(row.get(f.name), f) for f in fields if f.name in self.submitter)],
-                        np.uint64)
+    def _people(self, rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> np.ndarray:
+        """Each row's submitter hashes (a row each), 0 for a blank value."""
+        submitters = [f for f in fields if f.name in self.submitter]
+        values = [[value_text(row.get(f.name), f) for f in submitters] for row in rows]
+        people = np.zeros((len(rows), len(submitters)), np.uint64)
+        for n, column in enumerate(zip(*values)):
+            people[:, n] = [CityHash64(t) | 1 if v else 0  # never 0, which means blank
+                            for v, t in zip(column, normalize_many([v or "" for v in column]))]
+        return people
 
-    @staticmethod
-    def _keys(own: np.ndarray, people: np.ndarray, bands: np.ndarray) -> np.ndarray:
-        own = own.astype(np.uint64)
-        return np.unique(np.concatenate([_mix(own ^ p) >> np.uint64(2) for p in people if p] + [bands]))
+    def _keys(self, own: Sets, people: np.ndarray, bands: np.ndarray) -> Sets:
+        """Each row's keys, sorted and distinct: its `keys` smallest own shingles mixed with
+        each submitter value it has, and its bands (`_NONE`: a blank set's). A row of keys
+        per sketch, sorted as a matrix."""
+        first = np.minimum(own.sizes(), self.keys)
+        picked = np.arange(self.keys) < first[:, None]
+        smallest = np.zeros(picked.shape, np.uint64)
+        smallest[picked] = own.values[_ranges(own.starts[:-1], first)]
+        mixed = [np.where(picked & (p[:, None] != 0), _mix(smallest ^ p[:, None]) >> np.uint64(2), _NONE)
+                 for p in people.T]
+        keys = np.concatenate(mixed + [bands], axis=1)
+        keys.sort(axis=1)
+        kept = keys != _NONE
+        kept[:, 1:] &= keys[:, 1:] != keys[:, :-1]
+        return Sets(keys[kept], np.concatenate(([0], np.cumsum(kept.sum(axis=1)))).astype(np.int64))
 
-    def _bands_many(self, sets: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """One key per MinHash band of each set: the band's minima hashed together; sets
-        taken BAND_CHUNK shingles at a time, which bounds the memory of the minima."""
+    def _bands(self, sets: Sets) -> np.ndarray:
+        """One key per MinHash band of each set (a row of keys per set; `_NONE` for a blank
+        one): the band's minima hashed together. One hash function at a time over every
+        set: memory for the sets' values twice, whatever the number of bands."""
         n = self.bands * self.rows_per_band
         # shingle hashes are random already: a multiply-add per hash orders them anew
         # (multiply-shift hashing), three times faster than mixing each
         times = _mix(np.arange(1, n + 1, dtype=np.uint64) * _M) | np.uint64(1)
         plus = _mix(~np.arange(1, n + 1, dtype=np.uint64) * _M)  # the first bands the same whatever their number
-        out: list[np.ndarray] = [_EMPTY] * len(sets)
-        filled = [i for i, s in enumerate(sets) if len(s)]
-        for chunk in _chunks(filled, [len(sets[i]) for i in filled], BAND_CHUNK):
-            flat = np.concatenate([sets[i] for i in chunk]).astype(np.uint64)
-            starts = np.cumsum([0] + [len(sets[i]) for i in chunk[:-1]])
-            hashed = flat[None, :] * times[:, None]
-            hashed += plus[:, None]
-            minima = np.minimum.reduceat(hashed, starts, axis=1)
-            minima = minima.reshape(self.bands, self.rows_per_band, len(chunk))
-            key = np.repeat((np.arange(self.bands, dtype=np.uint64) * _M)[:, None], len(chunk), axis=1)
-            for column in range(self.rows_per_band):
-                key = _mix(key ^ minima[:, column])
-            for n, i in enumerate(chunk):
-                out[i] = key[:, n] >> np.uint64(2)
+        out = np.full((len(sets.starts) - 1, self.bands), _NONE)
+        filled = np.flatnonzero(sets.sizes())
+        if not len(filled):
+            return out
+        values = sets.values.astype(np.uint64)
+        hashed = np.empty_like(values)
+        minima = np.empty((n, len(filled)), np.uint64)
+        for k in range(n):  # the blank sets hold no values: each filled one runs to the next
+            np.multiply(values, times[k], out=hashed)
+            hashed += plus[k]
+            minima[k] = np.minimum.reduceat(hashed, sets.starts[filled])
+        minima = minima.reshape(self.bands, self.rows_per_band, len(filled))
+        key = np.repeat((np.arange(self.bands, dtype=np.uint64) * _M)[:, None], len(filled), axis=1)
+        for column in range(self.rows_per_band):
+            key = _mix(key ^ minima[:, column])
+        out[filled] = (key >> np.uint64(2)).T
         return out
+
+
+def _matrix(people: Sequence[np.ndarray]) -> np.ndarray:
+    """Submitter hashes as a row each, padded with 0 (blank)."""
+    if isinstance(people, np.ndarray) and people.ndim == 2:
+        return people
+    if len({len(p) for p in people}) == 1:
+        return np.array(people, np.uint64)
+    matrix = np.zeros((len(people), max(map(len, people), default=0)), np.uint64)
+    for n, p in enumerate(people):
+        matrix[n, :len(p)] = p
+    return matrix
 
 
 class Sets(NamedTuple):
@@ -202,6 +243,11 @@ class Sets(NamedTuple):
 
     def sizes(self) -> np.ndarray:
         return np.diff(self.starts)
+
+    def rows(self) -> list[np.ndarray]:
+        """Each set, a view of `values`."""
+        values = self.values
+        return [values[a:b] for a, b in zip(self.starts[:-1].tolist(), self.starts[1:].tolist())]
 
     def take(self, rows: np.ndarray) -> Sets:
         """The sets at these positions, in that order, read in one gather."""
@@ -224,13 +270,9 @@ class SketchTable(NamedTuple):
 
     @classmethod
     def of(cls, sketches: Sequence[Sketch]) -> SketchTable:
-        width = max((len(s.people) for s in sketches), default=0)
-        people = np.zeros((len(sketches), width), np.uint64)
-        for n, s in enumerate(sketches):
-            people[n, :len(s.people)] = s.people
         return cls(Sets.of([s.shingles for s in sketches], np.uint32), Sets.of([s.verbatim for s in sketches], np.uint32),
-                   people, Sets.of([s.keys for s in sketches]), np.array([s.identity for s in sketches], np.uint64),
-                   Sets.of([np.frombuffer(s.text.encode("utf-32-le"), np.uint32) for s in sketches], np.uint32),
+                   _matrix([s.people for s in sketches]), Sets.of([s.keys for s in sketches]),
+                   np.array([s.identity for s in sketches], np.uint64), code_points([s.text for s in sketches]),
                    np.array([s.filed for s in sketches], np.int32))
 
     def texts_of(self, rows: np.ndarray) -> dict[int, str]:
@@ -431,62 +473,102 @@ def shingle_hashes(text: str, size: int) -> np.ndarray:
 
 def shingle_hashes_many(texts: Sequence[str], size: int) -> list[np.ndarray]:
     """`shingle_hashes` of each text, hashed in one pass over all of them."""
-    lengths = np.array([len(t) for t in texts], np.int64)
-    codes = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    text_of = np.repeat(np.arange(len(texts)), lengths)
-    # A text shorter than `size` is one shingle of its own length: hashed at its start.
+    return shingle_sets(code_points(texts), size).rows()
+
+
+def code_points(texts: Sequence[str]) -> Sets:
+    """The texts' code points, a set each (in text order, repeats kept)."""
+    starts = np.zeros(len(texts) + 1, np.int64)
+    np.cumsum([len(t) for t in texts], out=starts[1:])
+    return Sets(np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32), starts)
+
+
+def fold_numbers(text: Sets) -> Sets:
+    """Each text (code points) with every run of digits (`\\d`: any decimal digit) folded to one 0."""
+    digit = _decimal()[text.values]
+    kept = np.ones(len(digit), dtype=bool)
+    kept[1:] = ~(digit[1:] & digit[:-1])
+    kept[text.starts[:-1][text.sizes() > 0]] = True  # a text's first digit follows no digit of its own
+    folded = np.where(digit, np.uint32(ord("0")), text.values)[kept]
+    starts = np.concatenate(([0], np.cumsum(kept)))[text.starts]
+    return Sets(folded, starts)
+
+
+@cache
+def _decimal() -> np.ndarray:
+    """For each code point: whether `\\d` matches it (Unicode decimal digits)."""
+    return np.array([chr(c).isdecimal() for c in range(sys.maxunicode + 1)], dtype=bool)
+
+
+def shingle_sets(text: Sets, size: int) -> Sets:
+    """`shingle_hashes` of each text (code points): one hash per position, then each text's
+    hashes sorted and made distinct."""
+    lengths = text.sizes()
+    codes = text.values.astype(np.uint64)
     widths = np.minimum(lengths, size)
-    width = widths[text_of]
-    at = np.arange(len(codes)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    start = at <= (lengths - widths)[text_of]
-    h = width.astype(np.uint64)
-    for i in range(size):
-        within = i < width
-        shifted = np.zeros_like(codes)
-        shifted[:max(len(codes) - i, 0)] = codes[i:]
-        h = np.where(within, (h ^ shifted) * _M, h)
-    # Each hash under its text's number in the top bits: one sort orders and groups them.
-    tagged = np.sort(text_of[start].astype(np.uint64) << np.uint64(32) | _mix(h[start]) >> np.uint64(32))
-    tagged = tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))] if len(tagged) else tagged
-    owners = (tagged >> np.uint64(32)).astype(np.int64)
-    return np.split(tagged.astype(np.uint32), np.cumsum(np.bincount(owners, minlength=len(texts)))[:-1])
+    # A text shorter than `size` is one shingle of its own length: hashed at its start.
+    short = bool(np.any((lengths > 0) & (widths < size)))
+    width = widths[np.repeat(np.arange(len(lengths)), lengths)] if short else None
+    h = width.astype(np.uint64) if short else np.full(len(codes), size, np.uint64)
+    for i in range(size):  # character i of each shingle (past the end: 0, at positions no shingle starts)
+        if short:
+            shifted = np.zeros_like(codes)
+            shifted[:max(len(codes) - i, 0)] = codes[i:]
+            h = np.where(i < width, (h ^ shifted) * _M, h)
+        else:
+            h[:max(len(codes) - i, 0)] ^= codes[i:]
+            h *= _M
+    start = np.ones(len(codes), dtype=bool)
+    for k in range(1, size):  # no shingle starts in the last width - 1 characters of a text
+        start[text.starts[1:][widths > k] - k] = False
+    counts = np.where(lengths > 0, lengths - widths + 1, 0)
+    return _distinct((_mix(h[start]) >> np.uint64(32)).astype(np.uint32), counts)
+
+
+def _distinct(values: np.ndarray, sizes: np.ndarray) -> Sets:
+    """Each run of values (`sizes`, in order) sorted with its repeats dropped. Runs of about
+    one length are sorted as the rows of a matrix, padded with the largest value: numpy
+    sorts short rows many times faster than one long array."""
+    firsts = np.cumsum(sizes) - sizes
+    widths = np.maximum(np.searchsorted(_WIDTHS, sizes), _NARROWEST)
+    counts = np.zeros(len(sizes), np.int64)
+    parts = []
+    for width in np.unique(widths).tolist():
+        rows = np.flatnonzero(widths == width)
+        inside = np.arange(1 << width) < sizes[rows, None]
+        matrix = np.full(inside.shape, np.iinfo(np.uint32).max, np.uint32)
+        matrix[inside] = values[_ranges(firsts[rows], sizes[rows])]
+        matrix.sort(axis=1)  # the padding last: a value equal to it is itself
+        inside[:, 1:] &= matrix[:, 1:] != matrix[:, :-1]
+        counts[rows] = inside.sum(axis=1)
+        parts.append((rows, matrix[inside]))
+    starts = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    out = np.empty(starts[-1], np.uint32)
+    for rows, kept in parts:
+        out[_ranges(starts[rows], counts[rows])] = kept
+    return Sets(out, starts)
 
 
 def long_text(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
     """The text a row's shingles are taken from: its long fields, normalized, without
     punctuation or spaces."""
-    return _SPACES.sub("", normalize(_long_fields(row, fields), punctuation="remove"))
+    return normalize(_long_fields(row, fields), punctuation="remove", join="")
 
 
 def long_texts(rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> list[str]:
     """long_text() of each row, normalized together (the same, at numpy speed)."""
-    return [_SPACES.sub("", text) for text in normalize_many([_long_fields(row, fields) for row in rows],
-                                                             punctuation="remove")]
+    return normalize_many([_long_fields(row, fields) for row in rows], punctuation="remove", join="")
 
 
 def _long_fields(row: Mapping[str, Any], fields: Sequence[Field]) -> str:
     return " ".join(p for p in (value_text(row.get(f.name), f) for f in fields if f.role == "long") if p)
 
 
-def _chunks(items: list[int], sizes: list[int], budget: int) -> Iterator[list[int]]:
-    """Consecutive runs of items whose sizes add up to about `budget` (at least one each)."""
-    run, total = [], 0
-    for item, size in zip(items, sizes):
-        if run and total + size > budget:
-            yield run
-            run, total = [], 0
-        run.append(item)
-        total += size
-    if run:
-        yield run
-
-
-def _hash(value: str) -> int:
-    return CityHash64(normalize(value)) | 1  # never 0, which means blank
-
-
 def _mix(h: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer: every input bit moves every output bit."""
-    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
+    h = h ^ (h >> np.uint64(30))  # a new array: the rest works in it
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return h

@@ -141,7 +141,7 @@ def fingerprint_many(rows: Sequence[Mapping], featurizer: Featurizer) -> np.ndar
 
 def _short_hashes(field: Field, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """One feature per non-blank value, as features.short_feature gives it."""
-    keys = [short_key(field, v) for v in normalize_many(texts, "remove")]
+    keys = [short_key(field, v) for v in normalize_many(texts, "remove", join="")]  # short_key drops spaces
     hashes = [feature_hash(k) for k in keys if k]
     return np.array(hashes, dtype=np.uint64), np.array([k is not None for k in keys], dtype=np.int64)
 

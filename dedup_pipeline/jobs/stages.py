@@ -24,7 +24,7 @@ from ..core.shingles import Sets, SketchTable
 from ..sql import matchtable
 from ..sql.source import SqlSource
 from ..store.index import Held, Record, Store
-from .incremental import Incremental, content_hash
+from .incremental import Incremental, content_hashes
 from .watch import WatchSettings, Worker, tables
 
 
@@ -55,7 +55,7 @@ def sketch(rows: list[dict], state: tuple[Config, Scheme]) -> Chunk:
     probes = scheme.probes(rows)
     table = SketchTable.of(probes) if scheme.sketch_stored else None
     return Chunk([row[config.source.id_column] for row in rows],
-                 [content_hash(row, config.fields, scheme.settings) for row in rows],
+                 content_hashes(rows, config.fields, scheme.settings),
                  np.array([scheme.fingerprint(p) for p in probes], np.uint64),
                  table.keys if table else Sets.of([np.array(scheme.keys(p), np.uint64) for p in probes]),
                  [scheme.sketch(p) for p in probes], table)
