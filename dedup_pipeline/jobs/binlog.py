@@ -169,11 +169,10 @@ def check(config: Config) -> Position:
         now = binlog.current(conn) if not missing else None
         if binlog.position_table(conn) is None or binlog.failed_table(conn) is None:
             missing.append(f"{binlog.POSITION_TABLE} (`dedup-pipeline migrate --from binlog` makes it)")
-    if now is not None:
-        from ..sql.binlogstream import can_read
+    from ..sql.binlogstream import can_read
 
-        grant = can_read(config, now)
-        missing += [grant] if grant else []
+    if not can_read(config):
+        missing.append("REPLICATION SLAVE")
     if missing:
         raise BinlogError(f"{mask_url(config.source.url)}: `watch --from binlog` needs {'; '.join(missing)}; "
                           f"{binlog.SETUP_HINT}")

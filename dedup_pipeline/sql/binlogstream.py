@@ -195,7 +195,7 @@ def connection_settings(config: Config) -> dict[str, Any]:
     """pymysql's settings for the source URL's server and account."""
     url = parse_url(config.source.url)
     settings: dict[str, Any] = {"host": url.host or "localhost", "port": url.port or 3306,
-                                "user": url.username or "", "passwd": url.password or "",
+                                "user": url.username or "", "password": url.password or "",
                                 "connect_timeout": 5, "read_timeout": READ_TIMEOUT_S, "charset": "utf8mb4"}
     query = dict(url.query)
     if "unix_socket" in query:
@@ -229,7 +229,11 @@ class Stream:
 
     def __init__(self, config: Config, start: Position, id_column: IdColumn, *, blocking: bool,
                  server_id: int = 0):
-        from pymysqlreplication import BinLogStreamReader
+        try:
+            from pymysqlreplication import BinLogStreamReader
+        except ImportError:
+            raise BinlogError("--from binlog reads the binary log with PyPI's mysql-replication, which is not "
+                              "installed: pip install 'dedup-pipeline[binlog]'") from None
 
         self.config, self.id_column, self.start = config, id_column, start
         self.schema = parse_url(config.source.url).database or ""
@@ -239,7 +243,8 @@ class Stream:
             connection_settings(config), server_id=server_id or random.randint(2**31, 2**32 - 1),
             log_file=start.file, log_pos=start.offset, resume_stream=True, blocking=blocking,
             only_schemas=[self.schema], only_tables=[config.source.table], only_events=_wanted(),
-            slave_heartbeat=HEARTBEAT_S if blocking else None, pymysql_wrapper=_Connection, enable_logging=False)
+            slave_heartbeat=HEARTBEAT_S if blocking else None, pymysql_wrapper=_Connection, enable_logging=False,
+            ignore_decode_errors=True)  # only the id is read: another column's bytes are not ours to decode
         self.thread = threading.Thread(target=self._read, name="binlog-reader", daemon=True)
         self.thread.start()
 
@@ -348,15 +353,17 @@ def _wanted() -> list:
             ev.MariadbBinLogCheckPointEvent, ev.FormatDescriptionEvent]
 
 
-def can_read(config: Config, start: Position) -> str | None:
-    """Whether the account may read the log (REPLICATION SLAVE), tried from `start` (the
-    end of the log, say): the server refuses before it sends anything. None, or the grant
-    missing."""
+GRANT_PROBE = Position("dedup-grant-probe.000001", 4)  # no such file: a server that lets the account read says so
+
+
+def can_read(config: Config) -> bool:
+    """Whether the account may read the binary log (REPLICATION SLAVE): the server checks
+    the grant before it looks for the file asked for, and a file of no server is asked for."""
     id_column = IdColumn(config.source.table, config.source.id_column, 0, 0, True)
-    with Stream(config, start, id_column, blocking=False, server_id=config.watch.server_id) as stream:
+    with Stream(config, GRANT_PROBE, id_column, blocking=False, server_id=config.watch.server_id) as stream:
         event = stream.get(timeout=READ_TIMEOUT_S)
+    if isinstance(event, Failed) and isinstance(event.error, BinlogError):
+        return "REPLICATION SLAVE" not in str(event.error)
     if isinstance(event, Failed):
-        if isinstance(event.error, BinlogError) and "REPLICATION SLAVE" in str(event.error):
-            return "REPLICATION SLAVE"
         raise event.error
-    return None
+    return True
