@@ -354,40 +354,45 @@ def match_latency(server: MariaDB, path: dict, rows: list[dict], rate: float, op
     database, log = path["database"], path["log"]
     process = worker(path["config"], log, *options)
     while b"watching" not in log.read_bytes() and b"following" not in log.read_bytes():
+        if process.poll() is not None:
+            raise SystemExit(f"the worker exited with {process.returncode}:\n{log.read_text()[-3000:]}")
         time.sleep(0.1)
     poller = MatchPoller(server, database, rows[0]["id"])
     poller.start()
     conn, started = connect(server, database=database), {}
-    begin = time.perf_counter()
-    with conn.cursor() as cur:
-        for n, row in enumerate(rows):
-            time.sleep(max(0.0, begin + n / rate - time.perf_counter()))
-            started[row["id"]] = (time.perf_counter(), row.get("resubmission", False))
-            cur.execute(INSERT, values(row))
-    achieved = len(rows) / (time.perf_counter() - begin)
-    resubmitted = [r for r, (_, again) in started.items() if again]
-    deadline = time.perf_counter() + 30
-    while any(r not in poller.matched for r in resubmitted) and time.perf_counter() < deadline:
-        time.sleep(0.05)
-    poller.stopping = True
-    poller.join()
-    process.terminate()
-    process.wait(timeout=60)
+    try:
+        begin = time.perf_counter()
+        with conn.cursor() as cur:
+            for n, row in enumerate(rows):
+                time.sleep(max(0.0, begin + n / rate - time.perf_counter()))
+                started[row["id"]] = (time.perf_counter(), row.get("resubmission", False))
+                cur.execute(INSERT, values(row))
+        achieved = len(rows) / (time.perf_counter() - begin)
+        resubmitted = [r for r, (_, again) in started.items() if again]
+        deadline = time.perf_counter() + 30
+        while any(r not in poller.matched for r in resubmitted) and time.perf_counter() < deadline:
+            time.sleep(0.05)
+    finally:
+        poller.stopping = True
+        poller.join()
+        process.terminate()
+        process.wait(timeout=60)
     return [poller.matched[r] - started[r][0] for r in resubmitted if r in poller.matched], achieved
 
 
-def timed_until_done(server: MariaDB, path: dict, done: Any, options: list[str], counts: Path | None = None) -> float:
+def timed_until_done(path: dict, done: Any, options: list[str], counts: Path | None = None) -> float:
     """Seconds from starting the path's worker (its start included) until `done()`."""
     start = time.perf_counter()
     process = worker(path["config"], path["log"], *options, counts=counts)
-    while not done():
-        if process.poll() is not None:
-            raise SystemExit(f"the worker exited with {process.returncode}:\n{path['log'].read_text()[-3000:]}")
-        time.sleep(0.1)
-    seconds = time.perf_counter() - start
-    process.terminate()
-    process.wait(timeout=60)
-    return seconds
+    try:
+        while not done():
+            if process.poll() is not None:
+                raise SystemExit(f"the worker exited with {process.returncode}:\n{path['log'].read_text()[-3000:]}")
+            time.sleep(0.1)
+        return time.perf_counter() - start
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
 
 
 def both_paths(args: argparse.Namespace, rng: random.Random, rows: Rows) -> None:
@@ -439,7 +444,7 @@ def both_paths(args: argparse.Namespace, rng: random.Random, rows: Rows) -> None
               f"worker running")
         for path in paths:
             counts = Path(folder) / f"{path['name']}-counts.json"
-            seconds = timed_until_done(server, path, path["done"], options, counts)
+            seconds = timed_until_done(path, path["done"], options, counts)
             path["catchup"] = args.backlog / seconds
             work = json.loads(counts.read_text())
             print(f"{path['name']:>7}: catch-up {args.backlog:,} rows in {seconds:.1f} s (worker start included): "
@@ -458,7 +463,7 @@ def both_paths(args: argparse.Namespace, rng: random.Random, rows: Rows) -> None
                 conn.close()
                 path["done"] = done_waiter(server, path)
             for path in paths:
-                seconds = timed_until_done(server, path, path["done"], options)
+                seconds = timed_until_done(path, path["done"], options)
                 path["update"] = path["updated"] / seconds
                 print(f"{path['name']:>7}: one UPDATE of {path['updated']:,} rows ({path['statement']:.1f} s itself) "
                       f"processed in {seconds:.1f} s (worker start included): {path['update']:,.0f} rows/s")

@@ -43,13 +43,13 @@ import sqlalchemy as sa
 
 from .. import killpoints
 from ..config import Config, ConfigError, mask_url
-from ..sql import binlog
+from ..sql import binlog, matchtable
 from ..sql.binlog import BinlogError, Position
 from ..sql.binlogstream import (Begin, Commit, End, Event, Failed, IdColumn, LayoutError, Moved, Rows, Statement,
                                 Stream, StreamLost)
 from ..sql.source import IN_IDS, SqlSource, parse_url
 from .incremental import Incremental, open_incremental
-from .watch import FIRST_BACKOFF_S, Tally, WatchError, WatchSettings, Worker, describe, tables
+from .watch import FIRST_BACKOFF_S, Tally, WatchError, WatchSettings, Worker, describe
 
 log = logging.getLogger("dedup_pipeline.jobs.binlog")
 
@@ -136,11 +136,11 @@ def follow(config: Config, settings: WatchSettings, handle_signals: bool = True)
     where the log ended at the start)."""
     _check_backend(config)
     with SqlSource(config) as source:
-        matches = tables(source)[1]
-        with source.engine.connect() as conn:
+        with source.errors("read the dedup tables beside"), source.engine.connect() as conn:
+            matches = matchtable.reflect(conn)
             position, failed = binlog.position_table(conn), binlog.failed_table(conn)
             server = binlog.settings(conn)
-        if position is None or failed is None:
+        if matches is None or position is None or failed is None:
             raise WatchError(f"{mask_url(config.source.url)} has no {binlog.POSITION_TABLE}: run "
                              f"`dedup-pipeline migrate --from binlog` first, then `dedup-pipeline batch`")
         refuse_settings(config, server)
@@ -457,7 +457,7 @@ class Follower:
             log.info("%s was altered at %s (%s); following on with its columns as they are now", self.table,
                      folded.boundary, quoted)
             return False
-        after = {"renamed": f"set [source] table to the table to follow, then run `dedup-pipeline batch`",
+        after = {"renamed": "set [source] table to the table to follow, then run `dedup-pipeline batch`",
                  "truncated": "its rows left without a row event each; run `dedup-pipeline batch`: it forgets them",
                  "statement": ("which rows it changed is not in the log; make binlog_format = ROW for every session, "
                                "then run `dedup-pipeline batch`")}.get(event.touching, "run `dedup-pipeline batch`")

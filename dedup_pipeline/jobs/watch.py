@@ -21,6 +21,9 @@ worker holds an older entry of is left for later, so no two workers process one 
 once. An entry that fails is retried, `max_attempts` times, then kept with its error
 (never deleted). A database or MongoDB outage is logged and waited out with exponential
 backoff. SIGTERM or SIGINT: finish the batch, then stop.
+
+With `[watch] changes = "binlog"` (`watch --from binlog`), binlog.py's worker runs instead:
+the server's binary log says which rows changed, and `Worker.process` processes them as here.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ binlogstream.py's.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
