@@ -394,6 +394,21 @@ def test_mariadb_restarted_under_a_running_worker_is_waited_out_and_reading_resu
     assert_agrees(petition, config, mongo_db)
 
 
+def test_two_workers_at_once_take_turns_and_end_as_one_would(petition, config, config_file, mongo_db):
+    set_up(petition, config, petition_rows(20))
+    workers = [WorkerProcess(config_file, "--from", "binlog", "--batch-size", "10") for _ in range(2)]
+    for worker in workers:
+        worker.wait_for("following petition")
+    rows = petition_rows(120, start=20)
+    for start in range(0, len(rows), 15):
+        insert(petition, rows[start:start + 15])
+        sql(petition, f"UPDATE petition SET content = CONCAT(content, '！') WHERE id = {rows[start]['id']}")
+    end = log_end(petition)
+    wait_until(lambda: caught_up(petition, end), timeout=60)
+    assert [worker.stop() for worker in workers] == [0, 0]
+    assert_agrees(petition, config, mongo_db)
+
+
 def test_rows_the_worker_changes_while_a_batch_runs_end_with_the_matches_the_table_gives(petition, config, mongo_db):
     set_up(petition, config, petition_rows(160))
     a, b = 1, 5  # each has a re-submitted copy (10001, 10005): a pair in dedup_match
@@ -464,13 +479,13 @@ def test_a_row_that_fails_is_kept_with_its_error_and_tried_again_when_a_worker_s
 
 def test_config_check_names_every_missing_grant_in_one_line(mariadb_binlog, petition, config, tmp_path):
     database = petition.url.database
-    mariadb_binlog.execute("CREATE USER IF NOT EXISTS 'reader'@'%'")
+    mariadb_binlog.execute("CREATE USER IF NOT EXISTS 'reader'@'%' IDENTIFIED BY 'pw-s3cret'")
     mariadb_binlog.execute(f"GRANT SELECT ON {database}.* TO 'reader'@'%'")
     try:
-        url = url_of(petition).replace("root@", "reader@")
+        url = url_of(petition).replace("root@", "reader:pw-s3cret@")
         config_file = written(binlog_config(url, config.store.mongo_uri, config.store.database), tmp_path / "r.toml")
         result = cli("config", "--check", "--from", "binlog", "--config", str(config_file))
-        assert result.exit_code == 1
+        assert result.exit_code == 1 and "pw-s3cret" not in result.output
         assert result.output.splitlines()[-1].endswith(
             "`watch --from binlog` needs REPLICATION CLIENT; REPLICATION SLAVE; `dedup-pipeline migrate --from binlog "
             "--sql` shows the settings and grants")
