@@ -112,11 +112,17 @@ class IdColumn:
         if self.name in values:
             return values[self.name]
         value = values.get(f"UNKNOWN_COL{self.ordinal}")
-        if logged != self.columns or (value is not None and isinstance(value, int) != self.integer):
+        if logged != self.columns:
             raise LayoutError(f"a row event of {self.table} has {logged} columns where the table had "
-                              f"{self.columns} as the worker read it: the table was altered after this point of "
-                              f"the log, and the log does not name its columns (binlog_row_metadata = FULL would)")
+                              f"{self.columns} as the worker read it: {ALTERED}")
+        if value is not None and isinstance(value, int) != self.integer:
+            raise LayoutError(f"a row event of {self.table} holds {type(value).__name__} values where the id "
+                              f"column {self.name} is in the table as the worker read it: {ALTERED}")
         return value
+
+
+ALTERED = ("the table was altered after this point of the log, and the log does not name its columns "
+           "(binlog_row_metadata = FULL would)")
 
 
 def ids_of(event: Any, id_column: IdColumn) -> tuple:
