@@ -243,14 +243,24 @@ def _print_filed(rows: Iterator[commands.Filed]) -> None:
         click.echo(render_filed(entry, label))
 
 
+def from_option(command: Callable) -> Callable:
+    """--from: where `watch` learns which rows changed, over `[watch] changes`."""
+    return click.option("--from", "changes", type=click.Choice(["triggers", "binlog"]), default=None,
+                        help="Where watch learns of changed rows: the outbox the triggers fill, or the "
+                             "server's row-based binary log (no trigger). Default: [watch] changes.")(command)
+
+
 @main.command("config")
 @with_config
-@click.option("--check", is_flag=True, help="Also connect to the source and check the table and columns.")
-def show_config(config: Config, check: bool) -> None:
+@click.option("--check", is_flag=True, help="Also connect to the source and check the table and columns "
+              "(and, for --from binlog, the server's settings and the account's grants).")
+@from_option
+def show_config(config: Config, check: bool, changes: str | None) -> None:
     """Print the effective configuration (file + environment), passwords masked.
 
     Example: DEDUP_SQL_URL=mysql+pymysql://app:secret@db/petitions dedup-pipeline config --check
     """
+    config = _following(config, changes)
     _shown(functools.partial(_print_configuration, config), commands.configuration, config, check=check)
 
 
@@ -259,6 +269,15 @@ def _print_configuration(config: Config, shown: commands.Configuration) -> None:
     if shown.rows is not None:
         click.echo(f"ok: table {config.source.table!r} has the id column and every field "
                    f"({shown.rows:,} rows)", err=True)
+    if shown.binlog is not None:
+        click.echo(f"ok: the binary log is row-based with full row images, the account may read it "
+                   f"(it ends at {shown.binlog}), and {config.source.table!r} is set up to follow", err=True)
+
+
+def _following(config: Config, changes: str | None) -> Config:
+    from .config import following
+
+    return following(config, changes)
 
 
 @main.command()
@@ -266,14 +285,18 @@ def _print_configuration(config: Config, shown: commands.Configuration) -> None:
 @click.option("--sql", is_flag=True, help="Print the SQL instead of applying it, for a DBA "
               "(assumes an integer id column).")
 @click.option("--downgrade", "down", is_flag=True, help="Remove the triggers and tables instead.")
-def migrate(config: Config, sql: bool, down: bool) -> None:
+@from_option
+def migrate(config: Config, sql: bool, down: bool, changes: str | None) -> None:
     """Create dedup_outbox, its triggers on the configured table, and dedup_match; and
     the MongoDB indexes.
 
     The triggers enqueue every inserted, updated and deleted row for the `watch` worker.
+    With --from binlog: dedup_match and the binary log position tables instead, no
+    trigger and no outbox (--sql adds the server settings and grants it needs).
 
-    Example: dedup-pipeline migrate --sql > dedup-migration.sql
+    Example: dedup-pipeline migrate --sql > dedup-migration.sql    (dedup-pipeline migrate --from binlog --sql)
     """
+    config = _following(config, changes)
     _shown(functools.partial(_print_migration, config), commands.migrate, config, sql=sql, down=down)
 
 
@@ -283,9 +306,13 @@ def _print_migration(config: Config, migration: commands.Migration) -> None:
         return
     where = f"{config.source.table!r} in {_short_url(config)}"
     if migration.down:
-        click.echo(f"removed the dedup triggers on {where}, dedup_outbox and dedup_match")
+        click.echo(f"removed the dedup triggers on {where}, dedup_outbox, the binlog position tables and dedup_match")
         return
-    click.echo(f"dedup_outbox, its triggers on {where}, and dedup_match are up to date")
+    if config.watch.changes == "binlog":
+        click.echo(f"dedup_match and the binlog position tables for {where} are up to date (no trigger); "
+                   f"`dedup-pipeline batch` next: it stores where the log is, for `watch --from binlog`")
+    else:
+        click.echo(f"dedup_outbox, its triggers on {where}, and dedup_match are up to date")
     if migration.indexes:
         click.echo(f"MongoDB indexes of database {config.store.database!r} in {migration.indexes} are up to date")
 
@@ -299,7 +326,8 @@ def _print_migration(config: Config, migration: commands.Migration) -> None:
               help="Seconds between looks at an empty outbox.")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=5, show_default=True,
               help="An entry failing this often is kept with its error and no longer retried.")
-def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts: int) -> None:
+@from_option
+def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts: int, changes: str | None) -> None:
     """增量处理 as rows arrive: check and file every row the triggers put in dedup_outbox,
     and write its similar rows to dedup_match.
 
@@ -308,12 +336,17 @@ def watch(config: Config, once: bool, batch_size: int, poll: float, max_attempts
     `dedup-pipeline migrate` first, and `dedup-pipeline batch` for the rows that were
     there before (it writes their pairs too; `add --all` does not).
 
-    Example: dedup-pipeline watch --config my.toml    (cron: dedup-pipeline watch --once)
+    With --from binlog, the rows the server's row-based binary log says changed, no
+    trigger needed (`migrate --from binlog`, then `batch`, first); --once reads up to where
+    the log ended at the start.
+
+    Example: dedup-pipeline watch --config my.toml    (cron: dedup-pipeline watch --once; or watch --from binlog)
     """
     import logging
 
     from .jobs.watch import WatchSettings, watch as run_watch
 
+    config = _following(config, changes)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr, force=True)
     settings = WatchSettings(batch_size=batch_size, poll=poll, max_attempts=max_attempts, once=once)
     _shown(_print_stopped, run_watch, config, settings)

@@ -60,12 +60,30 @@ def batch(config: Config, *, engine: str = "local", out: str | None = None, proc
     run = _engine(engine, processes=processes, algorithm=algorithm, master=master, partitions=partitions, full=full)
     with SqlSource(config) as source:
         reading = progress(source.count())
+    baseline = _binlog_baseline(config)  # before the table is read: no change falls between
     with open_store(config) as store, reading as advance:
         result = run(config, store, advance)
+    if baseline is not None:
+        from .sql.binlog import set_baseline
+
+        set_baseline(config, baseline)
     if out:
         with _carrying(Batch(result)), _writing(out, "the fingerprints", "the batch's results are stored all the same"):
             _write_fingerprints(out, config.source.id_column, result)
     return Batch(result, out)
+
+
+def _binlog_baseline(config: Config) -> Any:
+    """Where the binary log is before the batch reads the table, for `watch --from binlog`
+    to start from when the batch is done, if the binlog path is set up and its stored
+    position cannot be followed (sql/binlog.baseline); else None."""
+    from .sql.source import parse_url
+
+    if parse_url(config.source.url).get_backend_name() not in ("mysql", "mariadb"):
+        return None
+    from .sql.binlog import baseline
+
+    return baseline(config)
 
 
 def _engine(engine: str, *, processes: int | None, algorithm: str, master: str | None,
@@ -186,22 +204,31 @@ def _utf8_lines(path: str) -> Iterator[str]:
 @dataclass
 class Configuration:
     """What `config` shows: the effective settings (passwords masked, the file they came from
-    as `config_file`), and with `check` the rows of the table."""
+    as `config_file`), and with `check` the rows of the table, and with `[watch] changes =
+    "binlog"` the binary log's position now (the server logs what the worker needs)."""
 
     settings: dict[str, Any]
     rows: int | None = None
+    binlog: str | None = None
 
 
 def configuration(config: Config, *, check: bool = False) -> Configuration:
     """The effective configuration; with `check`, the configured table is read (its id
-    column and every field) and its rows counted."""
+    column and every field) and its rows counted, and for `watch --from binlog` the server's
+    settings and the account's grants checked (a BinlogError says in one line what is missing)."""
     shown = Configuration({"config_file": config.path, **config.masked()})
     if not check:
         return shown
     from .sql.source import SqlSource
 
     with _carrying(shown), SqlSource(config) as source:
-        return dataclasses.replace(shown, rows=source.count())
+        shown = dataclasses.replace(shown, rows=source.count())
+    if config.watch.changes == "binlog":
+        from .jobs.binlog import check
+
+        with _carrying(shown):
+            shown = dataclasses.replace(shown, binlog=str(check(config)))
+    return shown
 
 
 @dataclass
@@ -215,12 +242,20 @@ class Migration:
 
 
 def migrate(config: Config, *, sql: bool = False, down: bool = False) -> Migration:
-    """Create (`down`: remove) dedup_outbox, its triggers on the configured table and
-    dedup_match, and MongoDB's indexes; with `sql`, only the SQL, for a DBA."""
+    """Create dedup_match and what `watch` follows changes by (`[watch] changes`:
+    dedup_outbox and its triggers on the configured table, or the binlog position tables),
+    and MongoDB's indexes; `down`: remove them all. With `sql`, only the SQL, for a DBA
+    (for the binlog, with the server settings and grants it needs)."""
     from .sql import migrate as migrations
 
     if sql:
-        return Migration(down, sql=migrations.downgrade_sql(config) if down else migrations.upgrade_sql(config))
+        if down:
+            return Migration(down, sql=migrations.downgrade_sql(config))
+        if config.watch.changes == "binlog":
+            from .sql.binlog import setup_sql
+
+            return Migration(sql=setup_sql(config) + migrations.upgrade_sql(config))
+        return Migration(sql=migrations.upgrade_sql(config))
     if down:
         migrations.downgrade(config)
         return Migration(down)

@@ -119,6 +119,20 @@ class BatchConfig:
     processes: int = 0
 
 
+CHANGES = ("triggers", "binlog")  # [watch] changes: where `watch` learns which rows changed
+MAX_SERVER_ID = 2**32 - 1  # a MySQL server id is 32 bits
+
+
+@dataclass(frozen=True)
+class WatchConfig:
+    # "triggers": the outbox the triggers of `migrate` fill; "binlog": the server's row-based
+    # binary log (`migrate --from binlog`: no trigger, no outbox). `--from` overrides it.
+    changes: str = "triggers"
+    # The replica id `watch --from binlog` reads the log under: unique among the server's
+    # replicas (a second reader with the same id disconnects the first); 0 = a random one per run.
+    server_id: int = 0
+
+
 @dataclass(frozen=True)
 class ReportConfig:
     date_column: str = ""
@@ -134,6 +148,7 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     batch: BatchConfig = field(default_factory=BatchConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
+    watch: WatchConfig = field(default_factory=WatchConfig)
     path: str = "<built-in default>"
 
     @property
@@ -158,7 +173,7 @@ class Config:
 
 _SECTIONS: dict[str, type] = {
     "source": SourceConfig, "fingerprint": FingerprintConfig, "scheme": SchemeConfig,
-    "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig,
+    "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig, "watch": WatchConfig,
 }
 _FIELD_KEYS = {"role", "weight", "encoding"}
 MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would void every sum
@@ -170,6 +185,7 @@ _RANGES = {
     ("scheme", "bands"): (1, 64), ("scheme", "rows_per_band"): (1, 32), ("scheme", "slips"): (0, 100), ("scheme", "numbers"): (0, 100),
     ("scheme", "days"): (0, 36_500),
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
+    ("watch", "server_id"): (0, MAX_SERVER_ID),
 }
 MAX_TABLES = 1000  # [scheme] blocks choose key_blocks: each fingerprint is filed once per table
 
@@ -239,7 +255,7 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
     store = _override(sections["store"], "mongo_uri", env.get(ENV_MONGO_URI))
     config = Config(source=source, fields=_fields(data.get("fields")), fingerprint=sections["fingerprint"],
                     scheme=sections["scheme"], store=store, batch=sections["batch"],
-                    report=sections["report"], path=path)
+                    report=sections["report"], watch=sections["watch"], path=path)
     _check(config)
     return config
 
@@ -351,6 +367,9 @@ def _check(config: Config) -> None:
     if tables > MAX_TABLES:
         raise ConfigError(f"[scheme] blocks = {scheme.blocks} keyed {scheme.key_blocks} at a time make "
                           f"{tables:,} tables; at most {MAX_TABLES:,}: use fewer blocks or key_blocks")
+    if config.watch.changes not in CHANGES:
+        raise ConfigError(f"[watch] changes {config.watch.changes!r} is unknown; available: "
+                          + ", ".join(f'"{name}"' for name in CHANGES))
     if config.store.kind not in STORE_KINDS:
         raise ConfigError(f"[store] kind {config.store.kind!r} is unknown; available: "
                           + ", ".join(f'"{name}"' for name in STORE_KINDS))
@@ -451,6 +470,15 @@ def _no_unknown(data: Mapping[str, Any], allowed: set[str], where: str) -> None:
     if unknown:
         raise ConfigError(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} in {where}; "
                           f"allowed: {', '.join(sorted(allowed))}")
+
+
+def following(config: Config, changes: str | None) -> Config:
+    """`config` with `--from`'s choice of where `watch` learns of changes, if given."""
+    if changes is None or changes == config.watch.changes:
+        return config
+    updated = replace(config, watch=replace(config.watch, changes=changes))
+    _check(updated)
+    return updated
 
 
 def _override(section: Any, key: str, value: str | None) -> Any:

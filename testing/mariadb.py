@@ -39,10 +39,11 @@ class MariaDB:
 
     host = "127.0.0.1"
 
-    def __init__(self, base: str | Path, port: int | None = None):
+    def __init__(self, base: str | Path, port: int | None = None, binlog: bool = False):
         self.base = Path(base)
         self.datadir = self.base / "data"
         self.port = port or free_port(self.host)
+        self.binlog = binlog  # row-based binary logging, as `watch --from binlog` needs
         self.process: subprocess.Popen | None = None
 
     def url(self, database: str = "") -> str:
@@ -111,8 +112,14 @@ class MariaDB:
             # Small and quick: a test server, not a production one. Commits reach the OS at
             # once (they survive a killed server), the disk once a second.
             "--innodb-buffer-pool-size=64M", "--innodb-log-file-size=32M",
-            "--innodb-flush-log-at-trx-commit=2", "--skip-log-bin",
+            "--innodb-flush-log-at-trx-commit=2",
+            *(self._binlog_options() if self.binlog else ["--skip-log-bin"]),
         ]
+
+    def _binlog_options(self) -> list[str]:
+        """Row-based binary logging, as a production server followed by `watch --from binlog`
+        has it; its files beside the data folder (`binlog.000001`...)."""
+        return [f"--log-bin={self.base / 'binlog'}", "--binlog-format=ROW", "--binlog-row-image=FULL", "--server-id=1"]
 
     def _wait_until_ready(self, log: Path) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -53,10 +53,29 @@ def mariadb_url(mariadb):
 @pytest.fixture
 def mysql_url(mariadb):
     """The URL of a fresh, empty utf8mb4 database for one test, dropped afterwards."""
+    yield from fresh_database(mariadb)
+
+
+@pytest.fixture(scope="session")
+def mariadb_binlog(tmp_path_factory):
+    """A MariaDB server that logs every change row by row (`--log-bin --binlog-format=ROW`,
+    full row images), as `watch --from binlog` needs, for the whole session; its own server,
+    so that the tests on `mariadb` run without a binary log, as the default is."""
+    with MariaDB(tmp_path_factory.mktemp("mariadb-binlog"), binlog=True).start() as server:
+        yield server
+
+
+@pytest.fixture
+def binlog_url(mariadb_binlog):
+    """The URL of a fresh, empty utf8mb4 database on the binary-logging server, dropped afterwards."""
+    yield from fresh_database(mariadb_binlog)
+
+
+def fresh_database(server):
     name = f"test_{uuid.uuid4().hex[:16]}"
-    mariadb.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
-    yield mariadb.url(name)
-    mariadb.execute(f"DROP DATABASE {name}")
+    server.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+    yield server.url(name)
+    server.execute(f"DROP DATABASE {name}")
 
 
 @pytest.fixture
@@ -82,7 +101,8 @@ def run(tmp_path, monkeypatch):
     return lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)
 
 
-SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_url", "mysql_url", "run"}
+SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_url", "mysql_url", "mariadb_binlog",
+                   "binlog_url", "run"}
 
 
 def pytest_configure(config):

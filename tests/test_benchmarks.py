@@ -30,6 +30,8 @@ SMALL = {
 IN_THE_SERVERS_TIER = {
     "spark.py": ["benchmarks/spark.py", "--rows", "500"],
     "watch.py": ["benchmarks/watch.py", "--rate", "20", "--seconds", "2", "--base", "100", "--backlog", "100"],
+    "watch.py --from binlog": ["benchmarks/watch.py", "--from", "binlog", "--rate", "20", "--seconds", "2", "--base",
+                               "100", "--backlog", "100", "--big-update", "50"],
 }
 RUNS = [*(pytest.param(command, id=name) for name, command in SMALL.items()),
         *(pytest.param(command, id=name, marks=pytest.mark.servers) for name, command in IN_THE_SERVERS_TIER.items())]

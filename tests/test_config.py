@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from dedup_pipeline.config import ConfigError, load_config, mask_url, parse_config
+from dedup_pipeline.config import ConfigError, following, load_config, mask_url, parse_config
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.core.weighting import Weighting
 from dedup_pipeline.core.schemes import block_scheme, featurizer, scheme_of, shingle_scheme
@@ -63,6 +63,12 @@ def test_the_seed_004_weights_reach_the_featurizer():
     assert featurizer(config).title_field.name == "subject"
 
 
+def test_watch_follows_the_triggers_by_default_and_from_overrides_the_file():
+    config = parse_config(minimal(), {})
+    assert config.watch.changes == "triggers"
+    assert following(config, "binlog").watch.changes == "binlog" and following(config, None) is config
+
+
 def test_field_defaults_and_explicit_weights():
     config = parse_config(minimal(fields={"name": "short", "content": {"role": "long", "weight": 1.5}}), {})
     assert [f.effective_weight for f in config.fields] == [2.0, 1.5]
@@ -117,6 +123,8 @@ def test_field_defaults_and_explicit_weights():
     (minimal(fingerprint={"title_weight": 5}), r"title_field 'title' is not in \[fields\].*or set title_weight = 1"),
     (minimal(scheme={"filed": "created"}), r"\[scheme\] filed 'created' is not in \[fields\]"),
     (minimal(scheme={"days": -1}), r"\[scheme\] days must be from 0 to 36,500, got -1"),
+    (minimal(watch={"changes": "kafka"}), r"\[watch\] changes 'kafka' is unknown; available: \"triggers\", \"binlog\""),
+    (minimal(watch={"server_id": 2**32}), r"\[watch\] server_id must be from 0 to 4,294,967,295"),
     ({"fields": {"content": "long"}}, r"missing \[source\] section"),
     ({"source": {"url": "sqlite:///x.db"}, "fields": {"content": "long"}}, r"\[source\] table is required"),
     (minimal(source={"url": "sqlite:///x.db", "table": ""}), r"\[source\] table is empty: name the table"),

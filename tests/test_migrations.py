@@ -1,5 +1,6 @@
 """Migrations on a real MariaDB (and SQLite): the outbox, its triggers and dedup_match come
-and go cleanly, the triggers enqueue the right operations, and a DBA gets the SQL."""
+and go cleanly, the triggers enqueue the right operations, and a DBA gets the SQL; with
+`--from binlog`, dedup_match and the binlog position tables, no trigger."""
 
 import pytest
 import sqlalchemy as sa
@@ -7,7 +8,7 @@ from click.testing import CliRunner
 
 from dedup_pipeline.sql import migrate
 from dedup_pipeline.cli import main
-from dedup_pipeline.config import ConfigError, parse_config
+from dedup_pipeline.config import ConfigError, following, parse_config
 from dedup_pipeline.store.embedded import free_port
 
 OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE}
@@ -148,3 +149,55 @@ def test_sqlite_gets_the_same_outbox_and_triggers(tmp_path):
     assert change_rows(engine) == EXPECTED_OPS
     migrate.downgrade(config)
     assert tables(engine) == {"petition"}
+
+
+# -- migrate --from binlog: dedup_match and the binlog position, no trigger
+
+BINLOG_TABLES = {migrate.MATCH_TABLE, "dedup_binlog_position", "dedup_binlog_failed", migrate.VERSION_TABLE}
+
+
+def binlog_config(url):
+    return following(config_for(url), "binlog")
+
+
+def triggers_on(engine):
+    with engine.connect() as conn:
+        return conn.execute(sa.text("SELECT COUNT(*) FROM information_schema.triggers "
+                                    "WHERE event_object_schema = DATABASE()")).scalar_one()
+
+
+def test_migrate_from_binlog_creates_dedup_match_and_the_position_tables_and_no_trigger_nor_outbox(petition):
+    migrate.upgrade(binlog_config(url_of(petition)))
+    assert tables(petition) == {"petition"} | BINLOG_TABLES
+    assert triggers_on(petition) == 0
+    inspector = sa.inspect(petition)
+    assert inspector.get_pk_constraint("dedup_binlog_position")["constrained_columns"] == ["source_table"]
+    assert inspector.get_pk_constraint("dedup_binlog_failed")["constrained_columns"] == ["source_table", "row_id"]
+
+
+def test_a_database_on_the_triggers_takes_the_binlog_branch_beside_them_and_downgrade_removes_both(petition):
+    migrate.upgrade(config_for(url_of(petition)))  # as every database migrated before the binlog branch
+    migrate.upgrade(binlog_config(url_of(petition)))
+    assert tables(petition) == {"petition"} | OURS | BINLOG_TABLES and triggers_on(petition) == 3
+    with petition.connect() as conn:
+        versions = {r[0] for r in conn.execute(sa.text(f"SELECT version_num FROM {migrate.VERSION_TABLE}"))}
+    assert versions == {"0001", "0002"}
+    migrate.downgrade(binlog_config(url_of(petition)))
+    assert tables(petition) == {"petition"} and triggers_on(petition) == 0
+
+
+def test_migrate_from_binlog_refuses_sqlite_and_names_the_way_that_works(tmp_path):
+    engine = create_petition(f"sqlite:///{tmp_path}/p.db")
+    with pytest.raises(ConfigError, match=r"--from binlog follows the binary log of MySQL or MariaDB, not sqlite; "
+                                          r"use the triggers"):
+        migrate.upgrade(binlog_config(url_of(engine)))
+    assert tables(engine) == {"petition"}
+
+
+def test_migrate_from_binlog_sql_has_no_trigger_and_its_downgrade_drops_what_it_made():
+    url = f"mysql+pymysql://dedup:s3cret@127.0.0.1:{free_port()}/petitions"  # nobody listens
+    sql = migrate.upgrade_sql(binlog_config(url))
+    assert "CREATE TABLE dedup_match" in sql and "CREATE TABLE dedup_binlog_position" in sql
+    assert "TRIGGER" not in sql and "dedup_outbox" not in sql and "s3cret" not in sql
+    down = migrate.downgrade_sql(binlog_config(url))
+    assert all(f"DROP TABLE {t}" in down for t in ("dedup_binlog_failed", "dedup_binlog_position", "dedup_match"))

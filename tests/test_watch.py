@@ -149,6 +149,11 @@ def stored_pairs(engine, source=None):
 def assert_consistent(engine, config, mongo_db):
     """Nothing pending; dedup_match and the block index agree with the table."""
     assert sql(engine, "SELECT COUNT(*) FROM dedup_outbox WHERE done_at IS NULL")[0][0] == 0
+    assert_agrees(engine, config, mongo_db)
+
+
+def assert_agrees(engine, config, mongo_db):
+    """dedup_match and the block index agree with the table."""
     want = expected_pairs(config)
     assert want, "the scenario should have similar rows"
     assert stored_pairs(engine) == want

@@ -94,7 +94,9 @@ def test_the_wheel_ships_every_source_file_the_migrations_and_the_package_data(i
                 | {f"dedup_pipeline/migrations/{f}" for f in files(installed.src / "migrations")})
     assert sorted(expected - names) == []
     assert {"dedup_pipeline/migrations/env.py", "dedup_pipeline/migrations/script.py.mako",
-            "dedup_pipeline/migrations/versions/0001_outbox_triggers_match.py",
+            "dedup_pipeline/migrations/versions/0000_match.py",
+            "dedup_pipeline/migrations/versions/0001_outbox_triggers.py",
+            "dedup_pipeline/migrations/versions/0002_binlog_position.py",
             "dedup_pipeline/data/default.toml", "dedup_pipeline/data/sample_petitions.csv",
             "dedup_pipeline/data/stopwords-zh.txt", "dedup_pipeline/report/templates/report.html.j2",
             "dedup_pipeline/report/templates/report.css", "dedup_pipeline/report/templates/report.js"} <= names

@@ -21,6 +21,9 @@ worker holds an older entry of is left for later, so no two workers process one 
 once. An entry that fails is retried, `max_attempts` times, then kept with its error
 (never deleted). A database or MongoDB outage is logged and waited out with exponential
 backoff. SIGTERM or SIGINT: finish the batch, then stop.
+
+With `[watch] changes = "binlog"` (`watch --from binlog`), binlog.py's worker runs instead:
+the server's binary log says which rows changed, and `Worker.process` processes them as here.
 """
 
 from __future__ import annotations
@@ -96,9 +99,18 @@ class Entry:
 
 
 def watch(config: Config, settings: WatchSettings, handle_signals: bool = True) -> Tally:
-    """Run a worker until stopped (or, with `once`, until the outbox is drained)."""
+    """Run a worker until stopped (or, with `once`, until the outbox is drained); with
+    `[watch] changes = "binlog"` (`--from binlog`), the worker of binlog.py, which follows
+    the server's binary log instead of the outbox."""
+    if config.watch.changes == "binlog":
+        from .binlog import follow
+
+        return follow(config, settings, handle_signals)
     with SqlSource(config) as source:
         worker_tables = tables(source)
+        if worker_tables[0] is None:
+            raise WatchError(f"{mask_url(config.source.url)} has no {OUTBOX_TABLE}: run `dedup-pipeline migrate` "
+                             f"first (or, set up with `migrate --from binlog`, `dedup-pipeline watch --from binlog`)")
         with open_incremental(config) as index:
             worker = Worker(config, settings, source, index, worker_tables)
             previous = worker.handle_signals() if handle_signals else {}
@@ -111,13 +123,14 @@ def watch(config: Config, settings: WatchSettings, handle_signals: bool = True) 
                     signal.signal(sig, handler)
 
 
-def tables(source: SqlSource) -> tuple[sa.Table, sa.Table]:
-    """dedup_outbox and dedup_match, or a WatchError saying to run `migrate`."""
+def tables(source: SqlSource) -> tuple[sa.Table | None, sa.Table]:
+    """dedup_outbox (None where `migrate --from binlog` set up the binlog path instead) and
+    dedup_match, or a WatchError saying to run `migrate`."""
     with source.engine.connect() as conn:
         matches = matchtable.reflect(conn)
         outbox = (sa.Table(OUTBOX_TABLE, sa.MetaData(), autoload_with=conn)
                   if sa.inspect(conn).has_table(OUTBOX_TABLE) else None)
-    if outbox is None or matches is None:
+    if matches is None:
         raise WatchError(f"{mask_url(source.config.source.url)} has no {OUTBOX_TABLE} and "
                          f"{matchtable.MATCH_TABLE}: run `dedup-pipeline migrate` first")
     return outbox, matches
@@ -127,7 +140,7 @@ class Worker:
     """Claims outbox entries in batches and keeps the index and dedup_match in step."""
 
     def __init__(self, config: Config, settings: WatchSettings, source: SqlSource,
-                 index: Incremental, worker_tables: tuple[sa.Table, sa.Table], name: str = ""):
+                 index: Incremental, worker_tables: tuple[sa.Table | None, sa.Table], name: str = ""):
         self.config, self.settings, self.source, self.index = config, settings, source, index
         self.outbox, self.matches = worker_tables
         self.engine = source.engine

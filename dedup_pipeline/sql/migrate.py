@@ -1,10 +1,13 @@
 """Schema changes in the source database, applied with Alembic (scripts in `migrations/`).
 
-What the incremental path needs beside the user's table: `dedup_outbox`, filled by
-AFTER INSERT/UPDATE/DELETE triggers on the configured table, and `dedup_match`, the
-similar pairs found by batch and incremental runs. Alembic is embedded: no alembic.ini,
-the URL and table come from our configuration, and the applied revision is kept in its
-own table (`dedup_alembic_version`) so it never meets an application's own Alembic.
+What the incremental path needs beside the user's table: `dedup_match`, the similar pairs
+found by batch and incremental runs (revision 0000), and what `watch` follows the table's
+changes by, one of two branches on it (`[watch] changes`, `--from`): `triggers` (0001),
+`dedup_outbox` filled by AFTER INSERT/UPDATE/DELETE triggers on the configured table; or
+`binlog` (0002), the position `watch --from binlog` has reached in the server's binary log,
+and nothing on the table itself. Alembic is embedded: no alembic.ini, the URL and table
+come from our configuration, and the applied revisions are kept in their own table
+(`dedup_alembic_version`) so they never meet an application's own Alembic.
 
 `upgrade_sql()` renders the same changes as SQL for DBAs who apply them by hand. It does
 not connect, so it assumes an integer id (BIGINT); online, the id columns of the new
@@ -41,6 +44,9 @@ VERSION_TABLE = "dedup_alembic_version"
 OUTBOX_TABLE = "dedup_outbox"
 MATCH_TABLE = "dedup_match"
 BACKENDS = ("mysql", "mariadb", "sqlite")  # the migration's triggers are written for these
+BINLOG_BACKENDS = ("mysql", "mariadb")  # a binary log is theirs
+HEADS = {"triggers": "triggers@head", "binlog": "binlog@head"}  # [watch] changes -> its branch
+LAST = {"triggers": "0001", "binlog": "0002"}  # each branch's last revision: where --downgrade --sql starts
 PRIVILEGE_HINT = ("; creating triggers needs the TRIGGER privilege, and with binary logging "
                   "SUPER or log_bin_trust_function_creators = 1")
 
@@ -61,12 +67,14 @@ class Target:
 
 
 def upgrade(config: Config) -> None:
-    """Create the outbox, its triggers and dedup_match; nothing is written unless the
+    """Create dedup_match and what `watch` follows changes by (`[watch] changes`): the
+    outbox and its triggers, or the binlog position tables. Nothing is written unless the
     configured table and columns exist."""
     _check_backend(config)
     with SqlSource(config) as source, _errors(config, "upgrade"):
         with source.engine.begin() as conn:
-            command.upgrade(_alembic_config(_target(config, source.id_column.type), connection=conn), "head")
+            command.upgrade(_alembic_config(_target(config, source.id_column.type), connection=conn),
+                            HEADS[config.watch.changes])
 
 
 def ensure_store_indexes(config: Config) -> str:
@@ -82,7 +90,8 @@ def ensure_store_indexes(config: Config) -> str:
 
 
 def downgrade(config: Config) -> None:
-    """Remove the triggers, dedup_match, dedup_outbox and the version table."""
+    """Remove everything `upgrade` adds, either way (the triggers, dedup_outbox, the binlog
+    position tables, dedup_match) and the version table."""
     _check_backend(config)
     with SqlSource(config) as source, _errors(config, "downgrade"):
         with source.engine.begin() as conn:
@@ -91,13 +100,13 @@ def downgrade(config: Config) -> None:
 
 
 def upgrade_sql(config: Config) -> str:
-    """The SQL of `upgrade`, values inlined, without connecting."""
-    return _offline_sql(config, command.upgrade, "head")
+    """The SQL of `upgrade` into an empty database, values inlined, without connecting."""
+    return _offline_sql(config, command.upgrade, HEADS[config.watch.changes])
 
 
 def downgrade_sql(config: Config) -> str:
-    """The SQL of `downgrade`, values inlined, without connecting."""
-    sql = _offline_sql(config, command.downgrade, "head:base")
+    """The SQL of `downgrade` from what `upgrade_sql` makes, values inlined, without connecting."""
+    sql = _offline_sql(config, command.downgrade, f"{LAST[config.watch.changes]}:base")
     dialect = parse_url(config.source.url).get_dialect()()
     return f"{sql}{_drop_version_table().compile(dialect=dialect)};\n"
 
@@ -130,6 +139,9 @@ def _drop_version_table() -> sa.schema.DropTable:
 
 def _check_backend(config: Config) -> None:
     backend = parse_url(config.source.url).get_backend_name()
+    if config.watch.changes == "binlog" and backend not in BINLOG_BACKENDS:
+        raise ConfigError(f"[source] url {mask_url(config.source.url)}: --from binlog follows the binary log "
+                          f"of MySQL or MariaDB, not {backend}; use the triggers (`--from triggers`)")
     if backend not in BACKENDS:
         raise ConfigError(f"[source] url {mask_url(config.source.url)}: migrations (the outbox "
                           f"triggers) are written for MySQL/MariaDB and SQLite, not {backend}")
@@ -141,8 +153,11 @@ def _errors(config: Config, doing: str) -> Iterator[None]:
         yield
     except sa.exc.DBAPIError as e:
         cause = e.orig or e
-        hint = PRIVILEGE_HINT if any(w in str(cause).lower() for w in ("denied", "privilege")) else ""
-        raise MigrationError(f"cannot {doing} the dedup tables and triggers on {config.source.table!r} "
+        triggers = config.watch.changes == "triggers"
+        denied = any(w in str(cause).lower() for w in ("denied", "privilege"))
+        hint = PRIVILEGE_HINT if triggers and denied else ""
+        what = "the dedup tables and triggers on" if triggers else "the dedup tables for"
+        raise MigrationError(f"cannot {doing} {what} {config.source.table!r} "
                              f"in {mask_url(config.source.url)}: {type(cause).__name__}: "
                              f"{mask_url(str(cause))}{hint}") from None
     except CommandError as e:

@@ -1,7 +1,9 @@
-"""dedup_outbox filled by triggers on the configured table, and dedup_match.
+"""dedup_outbox filled by triggers on the configured table: the `triggers` branch, which
+`watch` follows (`migrate`).
 
 Revision ID: 0001
-Revises:
+Revises: 0000 (dedup_match). Before the binlog branch this revision was the base and made
+dedup_match itself: a database it was applied to has the table 0000 makes.
 
 The configured table is `context.config.attributes["dedup"]` (a dedup_pipeline.sql.migrate.Target).
 
@@ -10,8 +12,6 @@ The configured table is `context.config.attributes["dedup"]` (a dedup_pipeline.s
   missed. Workers claim pending entries (`done_at IS NULL`, oldest first), record
   attempts and the last error, and set `done_at` when the row's matches are written.
   An update that changes the id enqueues the new id as 'update' and the old one as 'delete'.
-- `dedup_match`: similar pairs, both directions, so a row's matches are one primary-key
-  range read; `similar_id` is indexed for the reverse lookup.
 
 Triggers are written for MySQL/MariaDB (one statement each, so the offline SQL runs in
 the `mysql` client without DELIMITER) and SQLite.
@@ -24,11 +24,11 @@ from alembic import context, op
 from sqlalchemy.dialects import mysql
 
 revision = "0001"
-down_revision = None
-branch_labels = None
+down_revision = "0000"
+branch_labels = ("triggers",)
 depends_on = None
 
-OUTBOX, MATCH = "dedup_outbox", "dedup_match"
+OUTBOX = "dedup_outbox"
 OPS = ("insert", "update", "delete")
 MAX_IDENTIFIER = 64  # MySQL's limit for a trigger name
 TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
@@ -38,7 +38,6 @@ TABLE_OPTIONS = {"mysql_engine": "InnoDB", "mysql_charset": "utf8mb4"}
 def upgrade() -> None:
     target = context.config.attributes["dedup"]
     _create_outbox(target.id_type)
-    _create_match(target.id_type)
     for operation in OPS:
         op.execute(_create_trigger(target.table, target.id_column, operation))
 
@@ -47,7 +46,6 @@ def downgrade() -> None:
     target = context.config.attributes["dedup"]
     for operation in OPS:
         op.execute(f"DROP TRIGGER IF EXISTS {_quote(_trigger_name(target.table, operation))}")
-    op.drop_table(MATCH)
     op.drop_table(OUTBOX)
 
 
@@ -69,20 +67,6 @@ def _create_outbox(id_type: sa.types.TypeEngine) -> None:
     # Claiming reads `done_at IS NULL ORDER BY id`; purging reads `done_at < ...`.
     op.create_index("ix_dedup_outbox_pending", OUTBOX, ["done_at", "id"])
     op.create_index("ix_dedup_outbox_row_id", OUTBOX, ["row_id"])
-
-
-def _create_match(id_type: sa.types.TypeEngine) -> None:
-    op.create_table(
-        MATCH,
-        sa.Column("row_id", id_type, primary_key=True),
-        sa.Column("similar_id", id_type, primary_key=True),
-        # Hamming distance for SimHash schemes; a scheme confirming by Jaccard stores 1 - J.
-        sa.Column("distance", sa.Float, nullable=False),
-        sa.Column("found_at", TIMESTAMP, nullable=False, server_default=_now()),
-        sa.Column("source", sa.Enum("batch", "incremental", name="dedup_match_source"), nullable=False),
-        **TABLE_OPTIONS,
-    )
-    op.create_index("ix_dedup_match_similar_id", MATCH, ["similar_id"])
 
 
 def _create_trigger(table: str, id_column: str, operation: str) -> str:
