@@ -105,7 +105,7 @@ class Sketch(NamedTuple):
         """What the store keeps of a sketch: the submitter hashes, the filing day and the
         text (UTF-16, two bytes a Chinese character where UTF-8 takes three);
         `ShingleScheme.restore` computes the rest again."""
-        people = self.people.astype(np.uint64).tolist()
+        people = np.asarray(self.people, np.uint64).tolist()
         return _packer(len(people))(len(people), *people, self.filed) + self.text.encode("utf-16-le")
 
 
