@@ -152,7 +152,7 @@ class ShingleScheme:
         folded = fold_numbers(text)
         verbatim = shingle_sets(text, self.size)
         keys = self._keys(shingle_sets(folded, self.key_size), _matrix(people), self._bands(verbatim))
-        return [Sketch(shingles, exact, p, own, t, day) for shingles, exact, p, own, t, day in zip(
+        return [Sketch(shingles, exact, p, filed_under, t, day) for shingles, exact, p, filed_under, t, day in zip(
                     shingle_sets(folded, self.size).rows(), verbatim.rows(), people, keys.rows(), written,
                     filed or [0] * len(written))]
 
