@@ -105,7 +105,7 @@ class Sketch(NamedTuple):
         """What the store keeps of a sketch: the submitter hashes, the filing day and the
         text (UTF-16, two bytes a Chinese character where UTF-8 takes three);
         `ShingleScheme.restore` computes the rest again."""
-        people = self.people.astype(np.uint64).tolist()
+        people = np.asarray(self.people, np.uint64).tolist()
         return _packer(len(people))(len(people), *people, self.filed) + self.text.encode("utf-16-le")
 
 
@@ -152,7 +152,7 @@ class ShingleScheme:
         folded = fold_numbers(text)
         verbatim = shingle_sets(text, self.size)
         keys = self._keys(shingle_sets(folded, self.key_size), _matrix(people), self._bands(verbatim))
-        return [Sketch(shingles, exact, p, own, t, day) for shingles, exact, p, own, t, day in zip(
+        return [Sketch(shingles, exact, p, filed_under, t, day) for shingles, exact, p, filed_under, t, day in zip(
                     shingle_sets(folded, self.size).rows(), verbatim.rows(), people, keys.rows(), written,
                     filed or [0] * len(written))]
 
