@@ -48,7 +48,8 @@ settings: the rule is written there.
 Pure: no I/O. Shingle hashes are a numpy splitmix64 mix of the code points, not CityHash,
 so that a million rows hash in seconds; 32 bits of it, and pairs of sets compared all at
 once (`overlap_pairs`), so that a million rows' sets fit a temporary file and compare in
-seconds.
+seconds. A chunk of rows is sketched as flat arrays (`Sets`): texts as code points, each
+text's hashes sorted as a row of a matrix, keys made for every row at once.
 """
 
 from __future__ import annotations
