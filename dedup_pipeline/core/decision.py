@@ -15,6 +15,10 @@ Two rows that share no key but are both paired with a third row by a key and evi
 their own are compared too (`through_a_third`): two re-submissions of one petition, each
 like it, may be less like each other than either is like it.
 
+Reviewers have the last word (`obey`): a pair they decided different is no pair, one they
+decided the same is one (`confirmed`), until either row changes. Pairs whose texts are
+similar but that nothing else links are `possible`: listed for a person, never a pair.
+
 `decide` decides every pair of a table at once, or, given a `focus`, exactly the pairs the
 whole table would give of the focus rows and of the rows around them (`centre`): the
 incremental paths read that neighbourhood from the store and decide it here, so that they
@@ -34,7 +38,27 @@ from .shingles import (ALIGNED_CHARS, ShingleScheme, Sketch, SketchTable, candid
                        overlap_pairs)
 
 SUBMITTER, WRITTEN = 1, 2  # evidence a confirmed pair carries: a bit for each kind
+AUTO, CONFIRMED = "auto", "confirmed"  # a pair the rule made; one a reviewer decided the same
+NOT_MEASURED = -1.0  # the distance of a pair a reviewer made that the rule does not
 _NONE = np.zeros(0, np.int64)
+
+
+class Verdict(NamedTuple):
+    """What a reviewer last decided of a pair, and whether a row has changed since."""
+
+    same: bool
+    stale: bool
+
+
+def id_order(row_id: Any) -> tuple:
+    """A sort key for ids of any types together, in SQLite's order: numbers (and other
+    values) first, then text, then bytes; an untyped id column can hold all three."""
+    return isinstance(row_id, (str, bytes)), isinstance(row_id, bytes), row_id
+
+
+def pair_key(a: Any, b: Any) -> tuple[Any, Any]:
+    """A pair as decisions name it: its rows in id order."""
+    return (a, b) if id_order(a) <= id_order(b) else (b, a)
 
 
 class Confirmed(NamedTuple):
@@ -49,7 +73,9 @@ class Confirmed(NamedTuple):
 class Decided(NamedTuple):
     """The pairs decided (positions, i < j, with 1 − similarity), each row's first row of the
     same text, and why each pair is one: its own `evidence` (0: linked by the row `via`), and
-    whether it shares a key (else it was compared for a third row paired with both)."""
+    whether it shares a key (else it was compared for a third row paired with both); and the
+    `possible` pairs: similar texts that nothing else links (another person's copy with more
+    edits than a copy's, a form letter), for a person to decide."""
 
     pairs: Pairs
     original: np.ndarray
@@ -57,6 +83,7 @@ class Decided(NamedTuple):
     shares_key: np.ndarray
     via: np.ndarray  # the third row linking a pair without evidence of its own, else -1
     centre: np.ndarray  # the rows whose every row sharing a key a focused decision needs
+    possible: Pairs = (_NONE, _NONE, np.zeros(0))
 
     @property
     def similar(self) -> Similar:
@@ -94,12 +121,45 @@ def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = N
     if rule.corroborate and len(weak):
         via[weak] = _links((ki, kj, ke), found.i[weak], found.j[weak], original, table.people)
     keep = (found.evidence > 0) | (via >= 0)
+    maybe = ~keep
     if focus is not None:
-        keep &= focus[found.i] | focus[found.j] | centre[found.i] & centre[found.j]
+        near = focus[found.i] | focus[found.j] | centre[found.i] & centre[found.j]
+        keep, maybe = keep & near, maybe & (focus[found.i] | focus[found.j])
     i, j, jaccard = found.i[keep], found.j[keep], found.jaccard[keep]
     order = np.lexsort((j, i))
     return Decided((i[order].astype(np.int64), j[order].astype(np.int64), distances(rule, jaccard[order])),
-                   original, found.evidence[keep][order], shares_key[keep][order], via[keep][order], centre)
+                   original, found.evidence[keep][order], shares_key[keep][order], via[keep][order], centre,
+                   _sorted(found.i[maybe], found.j[maybe], distances(rule, found.jaccard[maybe])))
+
+
+def _sorted(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> Pairs:
+    order = np.lexsort((j, i))
+    return i[order].astype(np.int64), j[order].astype(np.int64), d[order]
+
+
+def obey(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, Any], Verdict]
+         ) -> tuple[dict[tuple[Any, Any], float], set[tuple[Any, Any]]]:
+    """The pairs ({(a, b): distance}, a before b by `pair_key`) as reviewers decided them,
+    and those a reviewer confirmed: a pair decided different is dropped, one decided the same
+    kept or made (at NOT_MEASURED when the rule does not pair it); a stale verdict (a row
+    changed since) leaves the pair to the rule."""
+    out = dict(pairs)
+    confirmed = set()
+    for pair, verdict in verdicts.items():
+        if verdict.stale:
+            continue
+        if not verdict.same:
+            out.pop(pair, None)
+            continue
+        out.setdefault(pair, NOT_MEASURED)
+        confirmed.add(pair)
+    return out, confirmed
+
+
+def undecided(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, Any], Verdict]
+              ) -> dict[tuple[Any, Any], float]:
+    """The possible pairs a person has still to decide: those without a standing verdict."""
+    return {pair: d for pair, d in pairs.items() if pair not in verdicts or verdicts[pair].stale}
 
 
 def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, near: tuple[np.ndarray, np.ndarray],

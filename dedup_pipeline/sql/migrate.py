@@ -47,6 +47,7 @@ BACKENDS = ("mysql", "mariadb", "sqlite")  # the migration's triggers are writte
 BINLOG_BACKENDS = ("mysql", "mariadb")  # a binary log is theirs
 HEADS = {"triggers": "triggers@head", "binlog": "binlog@head"}  # [watch] changes -> its branch
 LAST = {"triggers": "0001", "binlog": "0002"}  # each branch's last revision: where --downgrade --sql starts
+REVIEW, REVIEW_LAST = "review@head", "0003"  # what reviewers decide: applied either way
 PRIVILEGE_HINT = ("; creating triggers needs the TRIGGER privilege, and with binary logging "
                   "SUPER or log_bin_trust_function_creators = 1")
 
@@ -67,14 +68,15 @@ class Target:
 
 
 def upgrade(config: Config) -> None:
-    """Create dedup_match and what `watch` follows changes by (`[watch] changes`): the
-    outbox and its triggers, or the binlog position tables. Nothing is written unless the
+    """Create dedup_match, what `watch` follows changes by (`[watch] changes`: the outbox
+    and its triggers, or the binlog position tables) and what reviewers decide. Nothing is written unless the
     configured table and columns exist."""
     _check_backend(config)
     with SqlSource(config) as source, _errors(config, "upgrade"):
         with source.engine.begin() as conn:
-            command.upgrade(_alembic_config(_target(config, source.id_column.type), connection=conn),
-                            HEADS[config.watch.changes])
+            alembic = _alembic_config(_target(config, source.id_column.type), connection=conn)
+            command.upgrade(alembic, HEADS[config.watch.changes])
+            command.upgrade(alembic, REVIEW)
 
 
 def ensure_store_indexes(config: Config) -> str:
@@ -95,18 +97,22 @@ def downgrade(config: Config) -> None:
     _check_backend(config)
     with SqlSource(config) as source, _errors(config, "downgrade"):
         with source.engine.begin() as conn:
-            command.downgrade(_alembic_config(_target(config, source.id_column.type), connection=conn), "base")
+            alembic = _alembic_config(_target(config, source.id_column.type), connection=conn)
+            command.downgrade(alembic, "review@base")
+            command.downgrade(alembic, "base")
             conn.execute(_drop_version_table())
 
 
 def upgrade_sql(config: Config) -> str:
     """The SQL of `upgrade` into an empty database, values inlined, without connecting."""
-    return _offline_sql(config, command.upgrade, HEADS[config.watch.changes])
+    return (_offline_sql(config, command.upgrade, HEADS[config.watch.changes])
+            + _offline_sql(config, command.upgrade, f"{LAST[config.watch.changes]}:{REVIEW}"))
 
 
 def downgrade_sql(config: Config) -> str:
     """The SQL of `downgrade` from what `upgrade_sql` makes, values inlined, without connecting."""
-    sql = _offline_sql(config, command.downgrade, f"{LAST[config.watch.changes]}:base")
+    sql = (_offline_sql(config, command.downgrade, f"{REVIEW_LAST}:review@base")
+           + _offline_sql(config, command.downgrade, f"{LAST[config.watch.changes]}:base"))
     dialect = parse_url(config.source.url).get_dialect()()
     return f"{sql}{_drop_version_table().compile(dialect=dialect)};\n"
 

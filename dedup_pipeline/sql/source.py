@@ -30,6 +30,7 @@ from sqlalchemy.engine import make_url
 
 from ..config import Config, ConfigError, mask_url
 from ..errors import DedupError
+from ..core.decision import id_order  # noqa: F401 (the order rows are read in, for callers)
 from ..core.features import FeatureError, Field, value_text
 
 CONNECT_TIMEOUT_S = 5
@@ -192,12 +193,6 @@ class SqlSource:
         except sa.exc.DBAPIError as e:
             raise SourceError(f"cannot {doing} {self.config.source.table!r} in "
                               f"{mask_url(self.config.source.url)}: {_reason(e)}") from None
-
-
-def id_order(row_id: Any) -> tuple:
-    """A sort key for ids of any types together, in SQLite's order: numbers (and other
-    values) first, then text, then bytes; an untyped id column can hold all three."""
-    return isinstance(row_id, (str, bytes)), isinstance(row_id, bytes), row_id
 
 
 def parse_url(url: str) -> sa.URL:

@@ -1,0 +1,184 @@
+"""What reviewers decided, kept in `dedup_decision` in the source database (revision 0003):
+append-only, each decision with the content hash both rows had when it was made. The last
+decision of a pair stands; it is stale once either row has changed since, and the pair
+goes back to the rule (and to the queue). Every path reads them through `verdicts` and
+obeys them through `core.decision.obey`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import sqlalchemy as sa
+
+from ..config import Config
+from ..core.decision import Verdict, pair_key
+from ..errors import InputError, UsageError
+from .source import SqlSource, SourceError
+
+DECISION_TABLE = "dedup_decision"
+SAME, DIFFERENT = "same", "different"
+FIELDS = ("row_id", "other_id", "verdict", "reviewer", "decided_at", "note", "row_hash", "other_hash", "act")
+IN_IDS = 500  # ids per `IN (...)` of a lookup (asked of both columns)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One reviewer's decision about a pair (row_id before other_id, by pair_key)."""
+
+    row_id: Any
+    other_id: Any
+    verdict: str
+    reviewer: str
+    decided_at: datetime | None
+    note: str | None
+    row_hash: str
+    other_hash: str
+    act: str
+
+    @property
+    def pair(self) -> tuple[Any, Any]:
+        return self.row_id, self.other_id
+
+
+def reflect(conn: sa.Connection) -> sa.Table:
+    """dedup_decision, or an error saying to run `migrate` when it is not there."""
+    if not sa.inspect(conn).has_table(DECISION_TABLE):
+        raise SourceError(f"the source database has no {DECISION_TABLE} table: run `dedup-pipeline migrate` "
+                          f"(or apply `dedup-pipeline migrate --sql`) first")
+    return sa.Table(DECISION_TABLE, sa.MetaData(), autoload_with=conn)
+
+
+def exists(source: SqlSource) -> bool:
+    with source.errors("look for dedup_decision beside"), source.engine.connect() as conn:
+        return sa.inspect(conn).has_table(DECISION_TABLE)
+
+
+def record(source: SqlSource, pairs: Iterable[tuple[Any, Any]], verdict: str, reviewer: str,
+           note: str | None = None) -> list[Decision]:
+    """Decide these pairs (a group's decision is its pairs, made in one act), each with the
+    content hash its rows have now; refused whole when a row is not in the table."""
+    if verdict not in (SAME, DIFFERENT):
+        raise UsageError(f"a verdict is {SAME!r} or {DIFFERENT!r}, not {verdict!r}")
+    if not reviewer.strip():
+        raise UsageError("a decision names its reviewer (--by NAME)")
+    keyed = sorted({pair_key(a, b) for a, b in pairs if a != b}, key=lambda p: tuple(map(str, p)))
+    if not keyed:
+        raise UsageError("a decision needs two different rows")
+    hashes = current_hashes(source, {r for pair in keyed for r in pair})
+    missing = sorted({r for pair in keyed for r in pair if r not in hashes}, key=str)
+    if missing:
+        raise InputError(f"no row with id {', '.join(map(str, missing[:5]))} in {source.config.source.table!r}: "
+                         f"nothing was decided")
+    act = uuid.uuid4().hex
+    made = [Decision(a, b, verdict, reviewer.strip(), None, note, hashes[a], hashes[b], act) for a, b in keyed]
+    return write(source, made)
+
+
+def write(source: SqlSource, decisions: Sequence[Decision]) -> list[Decision]:
+    """Append these decisions in one transaction (their `decided_at`, when None, the server's now)."""
+    with source.errors("record decisions about rows of"), source.engine.begin() as conn:
+        table = reflect(conn)
+        for d in decisions:  # one at a time, in order: `id` is the order they stand in
+            conn.execute(table.insert().values(**{k: v for k, v in asdict(d).items()
+                                                  if not (k == "decided_at" and v is None)}))
+    return list(decisions)
+
+
+def current_hashes(source: SqlSource, ids: Iterable[Any]) -> dict[Any, str]:
+    """{row: its content hash as a decision records it} of the rows the table has: the
+    configured fields only, so that a change of scheme settings leaves decisions standing."""
+    from ..jobs.incremental import content_hash  # the hash the batch files rows by, without settings
+
+    fields = source.config.fields
+    return {row[source.config.source.id_column]: content_hash(row, fields) for row in source.rows_by_id(ids)}
+
+
+def every(source: SqlSource) -> list[Decision]:
+    """Every decision, oldest first."""
+    with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
+        table = reflect(conn)
+        return [_decision(row) for row in conn.execute(sa.select(table).order_by(table.c.id))]
+
+
+def touching(source: SqlSource, ids: Iterable[Any]) -> list[Decision]:
+    """The decisions about a pair with one of these rows in it, oldest first."""
+    ids = list(set(ids))
+    found: dict[int, Decision] = {}
+    with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
+        if not sa.inspect(conn).has_table(DECISION_TABLE):
+            return []
+        table = reflect(conn)
+        for start in range(0, len(ids), IN_IDS):
+            part = ids[start:start + IN_IDS]
+            query = sa.select(table).where(table.c.row_id.in_(part) | table.c.other_id.in_(part))
+            found.update((row.id, _decision(row)) for row in conn.execute(query))
+    return [found[n] for n in sorted(found)]
+
+
+def history(source: SqlSource, a: Any, b: Any) -> list[Decision]:
+    """Every decision about the pair (a, b), oldest first."""
+    key = pair_key(a, b)
+    return [d for d in touching(source, [a]) if d.pair == key]
+
+
+def verdicts(source: SqlSource, ids: Iterable[Any] | None = None) -> dict[tuple[Any, Any], Verdict]:
+    """{pair: the verdict that stands} of every pair decided (or of those with one of `ids`
+    in them): the last decision of each, stale when a row has changed since or is gone."""
+    if ids is None:
+        if not exists(source):
+            return {}
+        decided = every(source)
+    else:
+        decided = touching(source, ids)
+    last = {d.pair: d for d in decided}
+    hashes = current_hashes(source, {r for pair in last for r in pair})
+    return {pair: Verdict(d.verdict == SAME, hashes.get(d.row_id) != d.row_hash or hashes.get(d.other_id) != d.other_hash)
+            for pair, d in last.items()}
+
+
+def export(decisions: Iterable[Decision], out: Any, fmt: str) -> int:
+    """Write decisions to the open text file `out` as csv or jsonl; returns how many."""
+    n = 0
+    if fmt == "csv":
+        writer = csv.DictWriter(out, FIELDS)
+        writer.writeheader()
+    for n, d in enumerate(decisions, 1):
+        row = {k: (v.isoformat(sep=" ") if isinstance(v, datetime) else v) for k, v in asdict(d).items()}
+        if fmt == "csv":
+            writer.writerow(row)
+        else:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return n
+
+
+def parse(lines: Iterable[str], name: str) -> Iterator[Decision]:
+    """Decisions read from an export (csv with its header, or jsonl, by the first line)."""
+    lines = iter(lines)
+    first = next(lines, "")
+    if first.lstrip().startswith("{"):
+        records: Iterable[Mapping[str, Any]] = (json.loads(line) for line in [first, *lines] if line.strip())
+    else:
+        records = csv.DictReader([first, *lines])
+    for n, r in enumerate(records, 1):
+        try:
+            verdict = r["verdict"]
+            if verdict not in (SAME, DIFFERENT):
+                raise ValueError(f"verdict {verdict!r}")
+            at = r.get("decided_at") or None
+            a, b = pair_key(r["row_id"], r["other_id"])
+            yield Decision(a, b, verdict, r["reviewer"], datetime.fromisoformat(at) if at else None,
+                           r.get("note") or None, r["row_hash"], r["other_hash"], r.get("act") or uuid.uuid4().hex)
+        except (KeyError, ValueError, TypeError, json.JSONDecodeError) as e:
+            raise InputError(f"{name}: decision {n} cannot be read ({type(e).__name__}: {e}); "
+                             f"give a file `decisions --format csv|jsonl` wrote") from None
+
+
+def _decision(row: sa.Row) -> Decision:
+    return Decision(row.row_id, row.other_id, row.verdict, row.reviewer, row.decided_at, row.note,
+                    row.row_hash, row.other_hash, row.act)
