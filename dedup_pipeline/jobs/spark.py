@@ -315,7 +315,7 @@ def _store(job: Job, store: MongoStore, result: SparkResult, found: Found, read:
         return dict(_values(read, Sketched).flatMap(
             lambda s: [(row, h) for row, h in zip(s.ids.tolist(), s.hashes) if row in wanted.value]).collect())
 
-    result.dedup_match, result.removed = go_live(job.config, store, job.run, found, job.bits, gone, since, filed)
+    result.obey(go_live(job.config, store, job.run, found, job.bits, gone, since, filed))
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = replay(job.config, store, result.dedup_match is not None)
 
