@@ -14,6 +14,7 @@ import csv
 import dataclasses
 import functools
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, NamedTuple
 
@@ -115,12 +116,13 @@ class Report:
     lines: int = 0
     groups: bool = False
     html: str | None = None
+    possible: bool = False
 
 
 def report(config: Config, *, out: str | None = None, fmt: str = "jsonl", groups: bool = False,
-           html: str | None = None, lang: str = "zh") -> Report:
-    """Export the last batch's pairs (or `groups`) to `out` as `fmt` (jsonl, csv), and/or
-    write the admin HTML report in `lang` (zh, en) to `html`."""
+           html: str | None = None, lang: str = "zh", possible: bool = False) -> Report:
+    """Export the last batch's pairs (or `groups`, or the queue's `possible` items) to `out`
+    as `fmt` (jsonl, csv), and/or write the admin HTML report in `lang` (zh, en) to `html`."""
     from .report.exports import export, write_html_report
 
     if not out and not html:
@@ -130,7 +132,7 @@ def report(config: Config, *, out: str | None = None, fmt: str = "jsonl", groups
     done = Report(groups=groups)
     if out:
         with _writing(out, "the export"):
-            done = Report(out, export(config, out, fmt, groups), groups)
+            done = Report(out, export(config, out, fmt, groups, possible), groups, possible=possible)
     if html:
         with _carrying(done), _writing(html, "the report"):
             write_html_report(config, html, lang)
@@ -431,6 +433,9 @@ def decisions_export(config: Config, out: str, fmt: str = "csv") -> int:
     from .sql import decisions
     from .sql.source import SqlSource
 
+    if out == "-":
+        with SqlSource(config) as source:
+            return decisions.export(decisions.every(source), sys.stdout, fmt)
     _check_writable(out, "--out")
     with SqlSource(config) as source, _writing(out, "the decisions"), open(out, "w", newline="", encoding="utf-8") as f:
         return decisions.export(decisions.every(source), f, fmt)
@@ -471,23 +476,12 @@ class QueueItem(NamedTuple):
 
 
 def queue(config: Config, limit: int | None = None) -> list[QueueItem]:
-    """What the rule cannot settle, most in need of a person first: the nearest to being
-    a pair, then the largest, then the newest; without the pairs decided since the batch."""
-    from .core.decision import pair_key
-    from .sql import decisions, queue as possible
+    """What the rule cannot settle, most in need of a person first (sql.queue.open_items)."""
+    from .sql.queue import open_items
     from .sql.source import SqlSource
 
     with SqlSource(config) as source:
-        items = possible.read(source)
-        rows = {r for i in items for r in i.rows}
-        standing = {p for p, v in decisions.verdicts(source, rows).items() if not v.stale} if items else set()
-    left = [i for i in items if i.kind == "group" or pair_key(*i.rows) not in standing]
-    left.sort(key=lambda i: (i.distance, -len(i.rows), _newest_first(i.rows[-1])))
-    return [QueueItem(i.kind, i.rows, i.distance, i.rows[-1]) for i in left[:limit]]
-
-
-def _newest_first(row: Any) -> tuple:
-    return (0, -row) if isinstance(row, (int, float)) else (1, str(row))
+        return [QueueItem(i.kind, i.rows, i.distance, i.rows[-1]) for i in open_items(source)[:limit]]
 
 
 class Precision(NamedTuple):

@@ -19,7 +19,7 @@ import numpy as np
 from .. import killpoints
 from ..config import Config
 from ..core import decision
-from ..core.decision import Verdict, pair_key
+from ..core.decision import Verdict, id_order, pair_key
 from ..core.pairs import Pairs, groups
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import Sets, SketchTable
@@ -144,7 +144,7 @@ class Found(NamedTuple):
     ids: Sequence
     pairs: Pairs
     groups: list[list]
-    possible: Pairs = NONE
+    possible: Pairs | None = NONE  # None: not looked for (Spark); the queue is left as it is
 
 
 class Live(NamedTuple):
@@ -172,15 +172,14 @@ def obeyed(config: Config, found: Found) -> Obeyed:
     pairs decided or grouped anyway."""
     with SqlSource(config) as source:
         verdicts = decisions.verdicts(source)
-    pairs, confirmed = _obey(found.ids, found.pairs, verdicts)
-    label = groups(len(found.ids), pairs[0], pairs[1])
-    i, j, d = found.possible
-    ids = found.ids
+    ids, pairs, confirmed = _obey(found.ids, found.pairs, verdicts)
+    label = groups(len(ids), pairs[0], pairs[1])
+    i, j, d = NONE if found.possible is None else found.possible
     open_ = np.array([label[a] != label[b] and not _standing(verdicts, pair_key(ids[a], ids[b]))
                       for a, b in zip(i.tolist(), j.tolist())], bool).reshape(-1)
     left = queue.items_of(ids, (i[open_], j[open_], d[open_]))
     if pairs is not found.pairs:
-        found = found._replace(pairs=pairs, groups=groups_of(list(ids), pairs))
+        found = found._replace(ids=ids, pairs=pairs, groups=groups_of(list(ids), pairs))
     return Obeyed(found, confirmed, left)
 
 
@@ -188,14 +187,18 @@ def _standing(verdicts: dict[tuple, Verdict], pair: tuple) -> bool:
     return pair in verdicts and not verdicts[pair].stale
 
 
-def _obey(ids: Sequence, pairs: Pairs, verdicts: dict[tuple, Verdict]) -> tuple[Pairs, np.ndarray]:
-    """decision.obey over pairs of positions in `ids`: only the pairs between decided rows
-    are looked at."""
+def _obey(ids: Sequence, pairs: Pairs, verdicts: dict[tuple, Verdict]) -> tuple[Sequence, Pairs, np.ndarray]:
+    """decision.obey over pairs of positions in `ids` (only the pairs between decided rows
+    are looked at); a decided row `ids` lacks (Spark lists the rows in pairs only) is
+    added after them."""
     i, j, d = pairs
     wanted = {r for pair, v in verdicts.items() if not v.stale for r in pair}
-    at = {row: n for n, row in enumerate(ids) if row in wanted} if wanted else {}
-    if not at:
-        return pairs, np.zeros(len(i), bool)
+    if not wanted:
+        return ids, pairs, np.zeros(len(i), bool)
+    at = {row: n for n, row in enumerate(ids) if row in wanted}
+    if len(at) < len(wanted):
+        ids = [*ids, *sorted(wanted - at.keys(), key=id_order)]
+        at = {row: n for n, row in enumerate(ids) if row in wanted}
     mine = np.zeros(len(ids), bool)
     mine[list(at.values())] = True
     touch = mine[i] & mine[j]
@@ -208,7 +211,7 @@ def _obey(ids: Sequence, pairs: Pairs, verdicts: dict[tuple, Verdict]) -> tuple[
     d = np.concatenate([d[~touch], np.array(list(kept.values()), float)])
     made = np.concatenate([np.zeros(int((~touch).sum()), bool), np.array([p in confirmed for p in kept], bool)])
     order = np.lexsort((j, i))
-    return (i[order], j[order], d[order]), made[order]
+    return ids, (i[order], j[order], d[order]), made[order]
 
 
 def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gone: list, held: Held,
@@ -243,7 +246,7 @@ def write_results(config: Config, store: Store, run: str, found: Found) -> tuple
     store.write_groups(run, found.groups)
     # Before the switch: rows changed after this write are logged, and decided again by `replay`.
     dedup_match = matchtable.write_batch(config, found.ids, *found.pairs, confirmed)
-    return found, dedup_match, queue.write(config, left)
+    return found, dedup_match, None if found.possible is None else queue.write(config, left)
 
 
 def summary(found: Found, sketches: str) -> dict[str, Any]:

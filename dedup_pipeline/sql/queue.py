@@ -12,7 +12,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from ..config import Config
-from ..core.decision import id_order
+from ..core.decision import id_order, pair_key
 from ..core.pairs import Pairs, groups
 from .matchtable import CHUNK
 from .source import SqlSource
@@ -76,6 +76,22 @@ def read(source: SqlSource) -> list[Item]:
             members.setdefault(item, []).append(row)
             nearest[item] = distance
     return [Item(sorted(rows, key=id_order), nearest[item]) for item, rows in members.items()]
+
+
+def open_items(source: SqlSource) -> list[Item]:
+    """The queue's items still open, most in need of a person first: the nearest to being
+    a pair, then the largest, then the newest; a pair decided since the batch left out."""
+    from .decisions import verdicts
+
+    found = read(source)
+    standing = {p for p, v in verdicts(source, {r for i in found for r in i.rows}).items() if not v.stale} \
+        if found else set()
+    left = [i for i in found if i.kind == "group" or pair_key(*i.rows) not in standing]
+    return sorted(left, key=lambda i: (i.distance, -len(i.rows), _newest_first(i.rows[-1])))
+
+
+def _newest_first(row: Any) -> tuple:
+    return (0, -row) if isinstance(row, (int, float)) else (1, str(row))
 
 
 def _reflect(conn: sa.Connection) -> sa.Table | None:
