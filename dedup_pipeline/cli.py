@@ -579,3 +579,68 @@ def decisions_import(config: Config, path: str) -> None:
     Example: dedup-pipeline decisions import decisions.jsonl
     """
     click.echo(f"{commands.decisions_import(config, path):,} decisions imported from {path}")
+
+
+# ---------------------------------------------------------------- the review console: serve, reviewer
+
+@main.command()
+@with_config
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; keep 127.0.0.1 and put an HTTPS reverse proxy in front (README).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port to listen on (0: any free port, printed when the console is ready).")
+@click.option("--behind-proxy", is_flag=True, help="Reached through an HTTPS reverse proxy: cookies are "
+              "sent over HTTPS only, and the client's address comes from X-Forwarded-For.")
+def serve(config: Config, host: str, port: int, behind_proxy: bool) -> None:
+    """The review console: reviewers sign in, work through the queue of what the rule cannot
+    settle, and decide (same / different); every later run obeys them. Needs `migrate` and
+    `reviewer add` first. Ctrl-C stops it.
+
+    Example: dedup-pipeline reviewer add wang < password.txt && dedup-pipeline serve --port 8765
+    """
+    def ready(url: str) -> None:
+        click.echo(f"review console on {url} (Ctrl-C stops it)", err=True)
+
+    commands.serve(config, host=host, port=port, behind_proxy=behind_proxy, ready=ready)
+
+
+@main.group(context_settings={"help_option_names": ["-h", "--help"]})
+def reviewer() -> None:
+    """Who may sign in to the review console (`reviewer add NAME`, `reviewer list`).
+
+    Example: dedup-pipeline reviewer add wang    (asks for the password twice)
+    """
+
+
+@reviewer.command("add")
+@with_config
+@click.argument("name")
+@click.option("--replace", is_flag=True, help="Give an existing reviewer a new password.")
+def reviewer_add(config: Config, name: str, replace: bool) -> None:
+    """Let NAME sign in to the review console. The password is read from stdin when it is
+    not a terminal (one line), else asked for twice; it is stored as a scrypt hash.
+
+    Example: printf '%s\\n' "$PASSWORD" | dedup-pipeline reviewer add wang
+    """
+    if sys.stdin.isatty():
+        password = click.prompt("password", hide_input=True, confirmation_prompt=True, err=True)
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    _shown(lambda added: click.echo(f"reviewer {added.name!r} may sign in to the console", err=True),
+           commands.reviewer_add, config, name, password, replace=replace)
+
+
+@reviewer.command("list")
+@with_config
+def reviewer_list(config: Config) -> None:
+    """List the reviewers and when each was added.
+
+    Example: dedup-pipeline reviewer list
+    """
+    def show(found: list) -> None:
+        for r in found:
+            click.echo(f"{r.name}\t{r.created_at:%Y-%m-%d %H:%M}" if r.created_at else r.name)
+        if not found:
+            click.echo("no reviewer yet: `dedup-pipeline reviewer add NAME`", err=True)
+
+    _shown(show, commands.reviewer_list, config)

@@ -518,3 +518,41 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = k / n
     centre, half = p + z * z / (2 * n), z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5
     return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
+
+
+# ---------------------------------------------------------------- the review console: serve, reviewer
+# (the console's own block: console/ and sql/reviewers.py do the work)
+
+def reviewer_add(config: Config, name: str, password: str, *, replace: bool = False) -> Any:
+    """Let `name` decide in the review console with this password (stored as a scrypt
+    hash in dedup_reviewer); `replace` gives an existing reviewer a new one."""
+    from .sql import reviewers
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        return reviewers.add(source, name, password, replace=replace)
+
+
+def reviewer_list(config: Config) -> list[Any]:
+    """Every reviewer (name, created_at), by name."""
+    from .sql import reviewers
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        return reviewers.every(source)
+
+
+def serve(config: Config, *, host: str = "127.0.0.1", port: int = 8765, behind_proxy: bool = False,
+          ready: Callable[[str], None] | None = None) -> None:
+    """Serve the review console on host:port until interrupted; `behind_proxy`: reached
+    through an HTTPS reverse proxy (Secure cookies, the client's address from X-Forwarded-For).
+    Refuses to start without the decisions' tables (`migrate`)."""
+    from .console.app import Settings, serve as run
+    from .console.desk import Desk
+    from .sql import reviewers
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        reviewers.every(source)  # the tables are there (else a SourceError saying to migrate)
+    run(Desk(config), host, port, Settings(secure=behind_proxy), behind_proxy=behind_proxy, ready=ready)
+

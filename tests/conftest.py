@@ -101,8 +101,59 @@ def run(tmp_path, monkeypatch):
     return lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)
 
 
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Debian's headless Chromium with one page (testing/browser.py), for one test module."""
+    from testing.browser import Browser
+
+    chromium = Browser(tmp_path_factory.mktemp("chromium-profile"))
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture
+def console_desk():
+    """The console's fast tests' desk: rows, queue and decisions in memory (testing/console.py)."""
+    from testing.console import FakeDesk
+
+    return FakeDesk()
+
+
+@pytest.fixture
+def console_app(console_desk):
+    """The review console over the stand-in desk, its login limit on a clock the test moves."""
+    from dedup_pipeline.console.app import Settings, create_app
+    from dedup_pipeline.console.guard import LoginLimit
+
+    clock = [0.0]
+    app = create_app(console_desk, Settings(secret=b"test-secret"), LoginLimit(clock=lambda: clock[0]))
+    app.testing = True
+    app.clock = clock
+    return app
+
+
+@pytest.fixture
+def client(console_app):
+    """A visitor with no session."""
+    return console_app.test_client()
+
+
+@pytest.fixture
+def signed_in(console_app):
+    """A client signed in as the reviewer `wang`; `.csrf` is the session's CSRF token."""
+    import re
+
+    reviewer = console_app.test_client()
+    token = re.search(r'name="csrf_token" value="([^"]+)"', reviewer.get("/login").text).group(1)
+    answer = reviewer.post("/login", data={"name": "wang", "password": "correct horse 1", "csrf_token": token})
+    assert answer.status_code == 303, answer.text
+    with reviewer.session_transaction() as session:
+        reviewer.csrf = session["csrf"]
+    return reviewer
+
+
 SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_url", "mysql_url", "mariadb_binlog",
-                   "binlog_url", "run"}
+                   "binlog_url", "run", "browser"}
 
 
 def pytest_configure(config):

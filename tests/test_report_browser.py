@@ -7,23 +7,17 @@ without freezing."""
 
 import csv
 import datetime as dt
-import itertools
 import json
-import os
-import shutil
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-import websocket
 
 from dedup_pipeline.config import load_config
 from dedup_pipeline.core.pairs import groups, similar_pairs
 from dedup_pipeline.report.render import ReportData, render_html
 from dedup_pipeline.core.simhash import fingerprint_many
 from dedup_pipeline.core.schemes import block_scheme, featurizer
+from testing.browser import require_chromium
 from testing.report_data import synthetic
 
 pytestmark = pytest.mark.servers  # real servers or processes of their own
@@ -31,11 +25,6 @@ pytestmark = pytest.mark.servers  # real servers or processes of their own
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "dedup_pipeline" / "data" / "sample_petitions.csv"
 SCREENSHOT = ROOT / "docs" / "report.png"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--hide-scrollbars", "--remote-debugging-port=0"]
-# Any script the data managed to run would call alert or set window.__xss.
-TRAP = "window.alert = window.confirm = window.prompt = () => { window.__xss = true; };"
 INJECTED = {
     "content": ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
                 "</script><script>window.__xss = true</script>"],
@@ -44,91 +33,7 @@ INJECTED = {
 }
 XSS_CATEGORY = "</script><img src=x onerror=alert(1)>"
 
-if not os.path.exists(CHROMIUM):  # never skipped: a missing browser fails the suite
-    raise RuntimeError("Chromium is not installed: apt-get install chromium fonts-noto-cjk "
-                       "(.ci/run does it)")
-
-
-class Browser:
-    """Headless Chromium with one page, spoken to over the DevTools protocol."""
-
-    def __init__(self, profile: Path):
-        self.process = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        port = self._port(profile / "DevToolsActivePort")
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as answer:
-            page = next(t for t in json.load(answer) if t["type"] == "page")
-        self.ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=60, suppress_origin=True)
-        self.ids = itertools.count(1)
-        self.events: list[dict] = []
-
-    def _port(self, path: Path) -> int:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if path.exists() and path.read_text().strip():
-                return int(path.read_text().split()[0])
-            if self.process.poll() is not None:
-                raise RuntimeError(f"chromium exited with {self.process.returncode}")
-            time.sleep(0.1)
-        raise TimeoutError("chromium did not open its DevTools port")
-
-    def send(self, method: str, **params):
-        """Run one command and return its result; events that arrive meanwhile are kept."""
-        number = next(self.ids)
-        self.ws.send(json.dumps({"id": number, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.ws.recv())
-            if message.get("id") == number:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message["result"]
-            self.events.append(message)
-
-    def wait_for(self, event: str) -> None:
-        while not any(e.get("method") == event for e in self.events):
-            self.events.append(json.loads(self.ws.recv()))
-
-    def js(self, expression: str):
-        result = self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in result:
-            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def open(self, path: Path, width: int = 1280, height: int = 2000) -> float:
-        """Load a file with the trap in place; the seconds until its load event."""
-        self.events.clear()
-        for domain in ("Page", "Runtime", "Log"):
-            self.send(f"{domain}.enable")
-        self.send("Page.addScriptToEvaluateOnNewDocument", source=TRAP)
-        self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
-                  mobile=False)
-        start = time.perf_counter()
-        self.send("Page.navigate", url=path.as_uri())
-        self.wait_for("Page.loadEventFired")
-        return time.perf_counter() - start
-
-    def errors(self) -> list:
-        """Console errors, uncaught exceptions and browser log errors (CSP violations...)."""
-        return [e for e in self.events
-                if e.get("method") == "Runtime.exceptionThrown"
-                or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
-                or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
-
-    def screenshot(self, path: Path) -> None:
-        import base64
-        path.write_bytes(base64.b64decode(self.send("Page.captureScreenshot", format="png")["data"]))
-
-    def close(self) -> None:
-        self.ws.close()
-        self.process.terminate()
-        self.process.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    chromium = Browser(tmp_path_factory.mktemp("chromium-profile"))
-    yield chromium
-    chromium.close()
+require_chromium()  # never skipped: a missing browser fails the suite
 
 
 def sample_report() -> ReportData:

@@ -1,0 +1,120 @@
+"""Who may decide in the review console: `dedup_reviewer` (revision 0003) in the source
+database, one row per reviewer with a scrypt hash of the password, never the password.
+
+The hash string carries everything needed to check a password later, so that the cost can
+be raised without invalidating the stored ones: `scrypt$<n>$<r>$<p>$<salt>$<hash>` (salt and
+hash in unpadded base64). A check compares in constant time, and a name that does not exist
+costs the same scrypt as one that does: the time of a failed login tells nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from ..errors import InputError, UsageError
+from .source import SourceError, SqlSource
+
+REVIEWER_TABLE = "dedup_reviewer"
+# scrypt's cost: n = 2**15, r = 8 is OWASP's advice (about 32 MB and 0.1 s a hash); p = 1.
+N, R, P = 2**15, 8, 1
+SALT_BYTES, HASH_BYTES = 16, 32
+MIN_PASSWORD = 10  # characters; a reviewer sees names, phones and addresses
+MAX_NAME = 64  # the column's length
+
+
+@dataclass(frozen=True)
+class Reviewer:
+    name: str
+    created_at: datetime | None
+
+
+def hash_password(password: str, *, n: int = N, r: int = R, p: int = P) -> str:
+    """`scrypt$n$r$p$salt$hash` of the password with a fresh random salt."""
+    salt = secrets.token_bytes(SALT_BYTES)
+    digest = _scrypt(password, salt, n, r, p, HASH_BYTES)
+    return "$".join(["scrypt", str(n), str(r), str(p), _b64(salt), _b64(digest)])
+
+
+def verify(password: str, stored: str | None) -> bool:
+    """Whether `password` is the one `stored` was made of, compared in constant time; a
+    missing or unreadable hash costs a scrypt all the same, and is False."""
+    try:
+        kind, n, r, p, salt, digest = (stored or "").split("$")
+        if kind != "scrypt":
+            raise ValueError(kind)
+        n, r, p, salt, digest = int(n), int(r), int(p), _unb64(salt), _unb64(digest)
+    except ValueError:
+        _scrypt(password, b"\0" * SALT_BYTES, N, R, P, HASH_BYTES)  # the time of a real check
+        return False
+    return hmac.compare_digest(_scrypt(password, salt, n, r, p, len(digest)), digest)
+
+
+def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, length: int) -> bytes:
+    return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=length,
+                          maxmem=128 * r * n * 2 + 1024 * 1024)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii").rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+
+
+def check_new(name: str, password: str) -> str:
+    """The name as stored (stripped), or a UsageError saying what is wrong with name or password."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME:
+        raise UsageError(f"a reviewer's name is 1 to {MAX_NAME} characters, not {len(name)}")
+    if len(password) < MIN_PASSWORD:
+        raise UsageError(f"the password is {len(password)} characters; give at least {MIN_PASSWORD}")
+    return name
+
+
+def add(source: SqlSource, name: str, password: str, *, replace: bool = False) -> Reviewer:
+    """Let `name` decide in the console with this password; with `replace`, a reviewer of
+    that name gets the new password (else an InputError: the name is taken)."""
+    name = check_new(name, password)
+    hashed = hash_password(password)
+    with source.errors("add a reviewer beside"), source.engine.begin() as conn:
+        table = _reflect(conn)
+        taken = conn.execute(sa.select(table.c.name).where(table.c.name == name)).first() is not None
+        if taken and not replace:
+            raise InputError(f"reviewer {name!r} exists; `reviewer add --replace {name}` gives a new password")
+        if taken:
+            conn.execute(table.update().where(table.c.name == name).values(password=hashed))
+        else:
+            conn.execute(table.insert().values(name=name, password=hashed))
+        row = conn.execute(sa.select(table.c.name, table.c.created_at).where(table.c.name == name)).one()
+    return Reviewer(row.name, row.created_at)
+
+
+def every(source: SqlSource) -> list[Reviewer]:
+    """Every reviewer, by name."""
+    with source.errors("read the reviewers beside"), source.engine.connect() as conn:
+        table = _reflect(conn)
+        return [Reviewer(r.name, r.created_at)
+                for r in conn.execute(sa.select(table.c.name, table.c.created_at).order_by(table.c.name))]
+
+
+def authenticate(source: SqlSource, name: str, password: str) -> bool:
+    """Whether `name` is a reviewer and this is their password (the same time either way)."""
+    with source.errors("read the reviewers beside"), source.engine.connect() as conn:
+        table = _reflect(conn)
+        stored = conn.execute(sa.select(table.c.password).where(table.c.name == name.strip())).scalar()
+    return verify(password, stored)
+
+
+def _reflect(conn: sa.Connection) -> sa.Table:
+    if not sa.inspect(conn).has_table(REVIEWER_TABLE):
+        raise SourceError(f"the source database has no {REVIEWER_TABLE} table: run `dedup-pipeline migrate` "
+                          f"(or apply `dedup-pipeline migrate --sql`) first")
+    return sa.Table(REVIEWER_TABLE, sa.MetaData(), autoload_with=conn)

@@ -1,0 +1,81 @@
+"""A stand-in desk for the console's fast tests (tests/test_console.py): rows, a queue and
+decisions in memory, reviewers checked with the real scrypt hashes of sql/reviewers.py.
+What it records lets a test see who decided what; the real desk is exercised end to end by
+tests/test_console_browser.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from dedup_pipeline.config import default_config_text, parse_config
+from dedup_pipeline.console.desk import Columns, Counts, Precision, QueueItem, wilson
+from dedup_pipeline.errors import InputError
+from dedup_pipeline.sql.reviewers import hash_password, verify
+
+INJECTED = ["<script>alert(1)</script>", "<svg onload=alert(1)>", "{{7*7}}", "{% raw %}{{ config }}{% endraw %}",
+            "\"><img src=x onerror=alert(1)>"]
+
+
+@dataclass
+class Recorded:
+    kind: str
+    rows: list
+    same: bool
+    by: str
+    note: str | None
+    row: Any = None
+
+
+@dataclass
+class FakeDesk:
+    """Rows 1..6 (3 and 4 carry injected text), the queue pairs (1, 2), (3, 4) and the group [4, 5, 6]."""
+
+    passwords: dict[str, str] = field(default_factory=lambda: {"wang": hash_password("correct horse 1", n=2**10)})
+    decided: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        data = tomllib.loads(default_config_text())
+        self.config = parse_config(data, env={})
+        self.columns = Columns("id", "content", ("title", "name", "phone"), "created_at")
+        base = "小区楼下广场舞音响太大，晚上十点还不停，请有关部门处理。"
+        self.table = {i: {"id": i, "title": "噪音扰民", "name": f"张{i}", "phone": "13800000000",
+                          "content": ("再次反映：" if i % 2 == 0 else "") + base,
+                          "created_at": dt.datetime(2025, 3, i, 9, 30)} for i in range(1, 7)}
+        self.table[3].update(title=INJECTED[1], name=INJECTED[4], content=INJECTED[0] + base + INJECTED[2])
+        self.table[4].update(title=INJECTED[3], content=base + INJECTED[0])
+
+    def authenticate(self, name: str, password: str) -> bool:
+        return verify(password, self.passwords.get(name))
+
+    def queue(self) -> list[QueueItem]:
+        items = [QueueItem("pair", [1, 2], 0.4), QueueItem("pair", [3, 4], 0.3), QueueItem("group", [4, 5, 6], 0.2)]
+        done = {tuple(r.rows) for r in self.decided}
+        return [item for item in items if tuple(item.rows) not in done]
+
+    def counts(self) -> Counts:
+        items = self.queue()
+        pairs = sum(item.kind == "pair" for item in items)
+        return Counts(pairs, len(items) - pairs, len(self.decided), 10, 4)
+
+    def figures(self) -> Precision:
+        return Precision(9, 10, *wilson(9, 10), 1, 4)
+
+    def rows(self, written: list[str]) -> list[dict[str, Any]]:
+        try:
+            return [self.table[int(w)] for w in written]
+        except (KeyError, ValueError):
+            raise InputError(f"no row with id = {written}") from None
+
+    def history(self, a: Any, b: Any) -> list:
+        return []
+
+    def decide(self, a: Any, b: Any, *, same: bool, by: str, note: str | None = None) -> list:
+        self.decided.append(Recorded("pair", [a, b], same, by, note))
+        return []
+
+    def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None) -> list:
+        self.decided.append(Recorded("group", list(rows), same, by, note, row))
+        return []

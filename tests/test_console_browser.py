@@ -1,0 +1,196 @@
+"""The review console in a real browser: Debian's headless Chromium, driven over the DevTools
+protocol (testing/browser.py), against the real `dedup-pipeline serve` process on a free
+port, over the bundled sample in SQLite (migrated, batched, a reviewer added, all through
+the command line) plus rows whose values are script and template injections.
+
+A visitor without a session gets the login page and no petition text; a request without a
+session, and one without the CSRF token, are refused; a reviewer signs in, decides a pair
+with the keyboard, the pair leaves the queue and its decision is in dedup_decision with the
+reviewer's name; injected rows are shown as text and nothing of them runs. Screenshots of
+the queue and of a pair are saved to docs/ (the README shows them)."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tomllib
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from dedup_pipeline.config import default_config_text, parse_config
+from dedup_pipeline.sql import decisions
+from dedup_pipeline.sql.source import SqlSource
+from testing.browser import require_chromium
+
+pytestmark = pytest.mark.servers  # a browser and a server process of their own
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / "docs"
+REVIEWER, PASSWORD = "wang", "correct horse 1"
+INJECTED = {  # id: the values of an injected row
+    90001: {"title": "<svg onload=alert(1)>", "name": "{{7*7}}", "address": "{% raw %}{{ config }}{% endraw %}",
+            "content": "<script>alert(1)</script>小区楼下广场舞音响太大，晚上十点还不停，请有关部门处理。"},
+    90002: {"title": "\"><img src=x onerror=alert(1)>", "name": "{{7*7}}", "address": "${7*7}<iframe src=javascript:alert(1)>",
+            "content": "小区楼下广场舞音响太大，晚上十点还不停，请有关部门处理。<svg onload=alert(1)>"},
+}
+
+require_chromium()  # never skipped: a missing browser fails the suite
+
+
+def environment() -> dict[str, str]:
+    """This environment, the checkout first on the path, no DEDUP_* setting."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    return env | {"PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+
+
+def cli(folder: Path, *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run([sys.executable, "-m", "dedup_pipeline", *args, "--config", str(folder / "dedup.toml")],
+                          cwd=folder, env=environment(), input=stdin, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory):
+    """The URL of `dedup-pipeline serve --port 0`, and its configuration, over the sample plus
+    the injected rows, migrated and batched, with one reviewer."""
+    folder = tmp_path_factory.mktemp("console")
+    text = default_config_text().replace("sqlite:///dedup-data/sample.sqlite", f"sqlite:///{folder / 'sample.sqlite'}")
+    text += f'\n[store]\ndata_dir = "{folder / "data"}"\n'
+    (folder / "dedup.toml").write_text(text, encoding="utf-8")
+    config = parse_config(tomllib.loads(text), env={}, path=str(folder / "dedup.toml"))
+    SqlSource(config).close()  # makes the sample database
+    with sqlite3.connect(folder / "sample.sqlite") as db:
+        for row_id, values in INJECTED.items():
+            db.execute("INSERT INTO petition (id, phone, category, created_at, title, name, address, content) "
+                       "VALUES (?, '13800000000', '噪音扰民', '2026-12-01 10:00:00', ?, ?, ?, ?)",
+                       (row_id, values["title"], values["name"], values["address"], values["content"]))
+    db.close()
+    cli(folder, "migrate")
+    cli(folder, "reviewer", "add", REVIEWER, stdin=PASSWORD + "\n")
+    cli(folder, "batch")
+    server = subprocess.Popen([sys.executable, "-m", "dedup_pipeline", "serve", "--port", "0", "--config",
+                               str(folder / "dedup.toml")], cwd=folder, env=environment(),
+                              stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    line = server.stderr.readline()  # "review console on http://127.0.0.1:PORT/ ...", once it listens
+    assert "review console on" in line, line + server.stderr.read()
+    yield line.split(" on ")[1].split()[0], config
+    server.terminate()
+    server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def url(console):
+    return console[0]
+
+
+@pytest.fixture(scope="module")
+def visitor(browser, url):
+    """The browser, not signed in, on the console's first page."""
+    browser.open(url)
+    return browser
+
+
+@pytest.fixture(scope="module")
+def reviewer(visitor, url):
+    """The browser signed in as the reviewer, on the queue."""
+    visitor.open(url + "login")
+    visitor.navigation(lambda: visitor.js(
+        f"document.getElementById('name').value = {json.dumps(REVIEWER)};"
+        f"document.getElementById('password').value = {json.dumps(PASSWORD)};"
+        "document.getElementById('login-form').submit()"))
+    assert visitor.js("location.pathname") == "/"
+    return visitor
+
+
+def request(url: str, data: bytes | None = None) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data=data)) as answer:
+            return answer.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def queue_keys(browser) -> list[str]:
+    return browser.js("Array.from(document.querySelectorAll('tr.item'), r => r.dataset.key)")
+
+
+def test_a_visitor_without_a_session_gets_the_login_page_and_no_petition_text(visitor, console):
+    assert visitor.js("location.pathname") == "/login"
+    assert visitor.js("document.querySelectorAll('input[type=password]').length") == 1
+    text = visitor.js("document.body.textContent")
+    with SqlSource(console[1]) as source:
+        first = source.rows_by_id([1])[0]
+    assert first["content"][:20] not in text and first["name"] not in text
+
+
+def test_a_request_without_a_session_is_refused(url):
+    assert request(url + "api/counts") == 401
+    assert request(url + "decide", b"kind=pair&a=1&b=2&verdict=same") == 401
+
+
+def test_the_reviewer_signs_in_and_sees_the_queue_with_no_console_error(reviewer):
+    assert reviewer.js("document.querySelector('#counts [data-count=left]').textContent") != ""
+    assert reviewer.errors() == []
+
+
+def test_a_decision_without_the_csrf_token_is_refused(reviewer, console):
+    status = reviewer.js("fetch('/decide', {method: 'POST', body: new URLSearchParams("
+                         "{kind: 'pair', a: '1', b: '2', verdict: 'same'})}).then(r => r.status)")
+    assert status == 403
+    with SqlSource(console[1]) as source:
+        assert decisions.history(source, 1, 2) == []
+
+
+def test_deciding_a_pair_with_the_keyboard_records_it_and_it_leaves_the_queue(reviewer, url, console):
+    reviewer.open(url)
+    before = queue_keys(reviewer)
+    reviewer.navigation(lambda: reviewer.press("Enter"))
+    assert reviewer.js("document.body.dataset.page") == "pair"
+    a, b = reviewer.js("Array.from(document.querySelectorAll('#decide input[name=a], #decide input[name=b]'),"
+                       " i => i.value)")
+    reviewer.navigation(lambda: reviewer.press("d"))
+    assert reviewer.js("location.pathname") in ("/pair", "/group", "/")
+    reviewer.open(url)
+    assert f"pair:{a},{b}" in before and f"pair:{a},{b}" not in queue_keys(reviewer)
+    with SqlSource(console[1]) as source:
+        [decided] = decisions.history(source, int(a), int(b))
+    assert (decided.verdict, decided.reviewer) == ("different", REVIEWER)
+
+
+def test_skipping_with_the_space_bar_decides_nothing(reviewer, url, console):
+    reviewer.open(url + "next")
+    a, b = reviewer.js("Array.from(document.querySelectorAll('#decide input[name=a], #decide input[name=b]'),"
+                       " i => i.value)")
+    reviewer.navigation(lambda: reviewer.press(" "))
+    assert reviewer.js("new URLSearchParams(location.search).get('a')") != a
+    with SqlSource(console[1]) as source:
+        assert decisions.history(source, int(a), int(b)) == []
+
+
+def test_injected_rows_are_shown_as_text_and_nothing_runs(reviewer, url):
+    reviewer.open(url + "pair?a=90001&b=90002")
+    assert reviewer.js("window.__xss") is None
+    assert reviewer.js("document.querySelectorAll('main svg, main img, main iframe, [onload], [onerror]').length") == 0
+    assert reviewer.js("document.scripts.length") == 1  # the console's own file
+    text = reviewer.js("document.querySelector('table.side').textContent")
+    for values in INJECTED.values():
+        for value in values.values():
+            assert value in text
+    assert "49" not in text
+    assert reviewer.errors() == []
+
+
+def test_screenshots_for_the_readme(reviewer, url):
+    SCREENSHOTS.mkdir(exist_ok=True)
+    reviewer.open(url + "?lang=zh", height=1100)
+    reviewer.screenshot(SCREENSHOTS / "console-queue.png")
+    reviewer.open(url + "next", height=1000)
+    reviewer.screenshot(SCREENSHOTS / "console-pair.png")
+    for name in ("console-queue.png", "console-pair.png"):
+        png = (SCREENSHOTS / name).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(png) < 1_500_000
