@@ -174,6 +174,9 @@ def _print_batch(config: Config, batch: commands.Batch) -> None:
                    f"`dedup-pipeline migrate` creates it)")
     else:
         click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
+    if getattr(result, "queue", None) is not None:
+        click.echo(f"queue: {result.queue:,} items the rule cannot settle (similar texts nothing else links), "
+                   f"for a reviewer: `dedup-pipeline report --possible --out FILE` or `dedup-pipeline serve`")
     if batch.fingerprints:
         click.echo(f"fingerprints written to {batch.fingerprints}")
 
@@ -195,18 +198,26 @@ def _similar_means(config: Config) -> str:
 @click.option("--groups", "want_groups", is_flag=True, help="Export the groups instead of the pairs.")
 @click.option("--html", type=click.Path(dir_okay=False, writable=True), help="Write the admin HTML report here.")
 @click.option("--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
-def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: str | None, lang: str) -> None:
-    """Export the last batch's pairs or groups (JSONL, or CSV with a BOM for Excel), or
+@click.option("--possible", is_flag=True, help="Export the queue of what the rule cannot settle (possible "
+              "pairs and groups, never duplicates) instead of the pairs.")
+def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: str | None, lang: str,
+           possible: bool) -> None:
+    """Export the last batch's pairs (each with its status: auto, or confirmed by a
+    reviewer) or groups (JSONL, or CSV with a BOM for Excel), or the queue (--possible), or
     write the admin HTML report.
 
     Example: dedup-pipeline report --html report.html && dedup-pipeline report --format csv --groups --out groups.csv
     """
-    _shown(_print_report, commands.report, config, out=out, fmt=fmt, groups=want_groups, html=html, lang=lang)
+    if possible and want_groups:
+        raise click.UsageError("--possible and --groups are two exports: give one")
+    _shown(_print_report, commands.report, config, out=out, fmt=fmt, groups=want_groups, html=html, lang=lang,
+           possible=possible)
 
 
 def _print_report(report: commands.Report) -> None:
     if report.out:
-        click.echo(f"{report.lines:,} lines ({'rows of groups' if report.groups else 'pairs'}) written to {report.out}")
+        what = "items of the queue" if report.possible else "rows of groups" if report.groups else "pairs"
+        click.echo(f"{report.lines:,} lines ({what}) written to {report.out}")
     if report.html:
         click.echo(f"report written to {report.html}")
 
@@ -518,6 +529,56 @@ class _progress:
     def __exit__(self, *exc: Any) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+@main.command(cls=_IdArguments)
+@with_config
+@click.argument("first")
+@click.argument("second")
+@click.option("--same/--different", "same", required=True, help="The two rows are one petition, or are not.")
+@click.option("--by", "by", required=True, help="The reviewer deciding (kept with the decision).")
+@click.option("--note", help="Why, kept with the decision.")
+def decide(config: Config, first: str, second: str, same: bool, by: str, note: str | None) -> None:
+    """Record a reviewer's decision about two rows; every later run obeys it until either
+    row changes (then it is stale and the pair goes back to the rule and the queue).
+    dedup_match follows at once; the stored pairs and groups at the next batch.
+
+    Example: dedup-pipeline decide 1042 1187 --different --by 王芳 --note "不同诉求"
+    """
+    _shown(_print_decided, commands.decide, config, first, second, same=same, by=by, note=note)
+
+
+def _print_decided(made: list) -> None:
+    for d in made:
+        click.echo(f"{d.row_id} and {d.other_id}: {d.verdict}, decided by {d.reviewer}")
+
+
+@main.group(invoke_without_command=True)
+@with_config
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option("--out", default="-", show_default=True, help="Write the decisions here (-: standard output).")
+@click.pass_context
+def decisions(ctx: click.Context, config: Config, fmt: str, out: str) -> None:
+    """Export every reviewer's decision (the whole history, oldest first), or load an
+    export into this database (`decisions import FILE`).
+
+    Example: dedup-pipeline decisions --format jsonl --out decisions.jsonl
+    """
+    if ctx.invoked_subcommand is None:
+        n = commands.decisions_export(config, out, fmt)
+        if out != "-":
+            click.echo(f"{n:,} decisions written to {out}")
+
+
+@decisions.command("import")
+@with_config
+@click.argument("path", type=click.Path(dir_okay=False))
+def decisions_import(config: Config, path: str) -> None:
+    """Append the decisions of a file `decisions` wrote (csv or jsonl) to dedup_decision.
+
+    Example: dedup-pipeline decisions import decisions.jsonl
+    """
+    click.echo(f"{commands.decisions_import(config, path):,} decisions imported from {path}")
 
 
 # ---------------------------------------------------------------- the review console: serve, reviewer

@@ -14,6 +14,7 @@ import csv
 import dataclasses
 import functools
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, NamedTuple
 
@@ -115,12 +116,13 @@ class Report:
     lines: int = 0
     groups: bool = False
     html: str | None = None
+    possible: bool = False
 
 
 def report(config: Config, *, out: str | None = None, fmt: str = "jsonl", groups: bool = False,
-           html: str | None = None, lang: str = "zh") -> Report:
-    """Export the last batch's pairs (or `groups`) to `out` as `fmt` (jsonl, csv), and/or
-    write the admin HTML report in `lang` (zh, en) to `html`."""
+           html: str | None = None, lang: str = "zh", possible: bool = False) -> Report:
+    """Export the last batch's pairs (or `groups`, or the queue's `possible` items) to `out`
+    as `fmt` (jsonl, csv), and/or write the admin HTML report in `lang` (zh, en) to `html`."""
     from .report.exports import export, write_html_report
 
     if not out and not html:
@@ -130,7 +132,7 @@ def report(config: Config, *, out: str | None = None, fmt: str = "jsonl", groups
     done = Report(groups=groups)
     if out:
         with _writing(out, "the export"):
-            done = Report(out, export(config, out, fmt, groups), groups)
+            done = Report(out, export(config, out, fmt, groups, possible), groups, possible=possible)
     if html:
         with _carrying(done), _writing(html, "the report"):
             write_html_report(config, html, lang)
@@ -282,9 +284,9 @@ def explain(config: Config, first: Any, second: Any) -> Explanation:
 
     with SqlSource(config) as source:
         a, b = (_source_row(config, source, row_id) for row_id in (first, second))
-    ids = (a[config.source.id_column], b[config.source.id_column])
-    with open_incremental(config) as index:
-        around = index.decide({row_id: index.probe(row) for row_id, row in zip(ids, (a, b))}).seen
+        ids = (a[config.source.id_column], b[config.source.id_column])
+        with open_incremental(config, source) as index:
+            around = index.decide({row_id: index.probe(row) for row_id, row in zip(ids, (a, b))}).seen
     return Explanation(ids, explain_pair(config, a, b, around))
 
 
@@ -295,11 +297,11 @@ def check(config: Config, *, row_id: Any = None, text: str | None = None, mode: 
     from .sql.source import SqlSource
 
     row: Any = text
-    if row_id is not None:
-        with SqlSource(config) as source:
+    with SqlSource(config) as source:
+        if row_id is not None:
             row = _source_row(config, source, row_id)
-    with open_incremental(config) as index:
-        return index.check(row, mode, exclude=None if row_id is None else row[config.source.id_column])
+        with open_incremental(config, source) as index:
+            return index.check(row, mode, exclude=None if row_id is None else row[config.source.id_column])
 
 
 @dataclass
@@ -320,7 +322,7 @@ def add(config: Config, row_ids: Iterable[Any] | None = None) -> Added:
     id_column = config.source.id_column
     with SqlSource(config) as source:
         rows = None if row_ids is None else [_source_row(config, source, i) for i in row_ids]
-        with open_incremental(config) as index:
+        with open_incremental(config, source) as index:
             if rows is None:
                 return Added(written=index.add_many((row[id_column], row) for chunk in source.rows() for row in chunk))
             return Added({row[id_column]: index.add_and_check(row[id_column], row) for row in rows})
@@ -362,6 +364,160 @@ def _carrying(done: Any) -> Iterator[None]:
     except BaseException as e:
         e.done = done  # type: ignore[attr-defined]
         raise
+
+
+# -- what reviewers decide (sql/decisions.py; obeyed through core.decision.obey)
+
+def decide(config: Config, first: Any, second: Any, *, same: bool, by: str, note: str | None = None) -> list:
+    """Record that rows `first` and `second` are the same petition (or not), by reviewer
+    `by`; dedup_match follows at once, the store's pairs and groups at the next batch."""
+    return decide_group(config, [first, second], same=same, by=by, note=note)
+
+
+def decide_group(config: Config, rows: list, *, same: bool, by: str, note: str | None = None,
+                 row: Any = None) -> list:
+    """Record a group's decision: `rows` are one (collective) petition (same), or `row` is
+    not a duplicate of any of `rows` (not same; without `row`, no two of them are)."""
+    from .sql import decisions
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        ids = [_source_row(config, source, r)[config.source.id_column] for r in rows]
+        if row is not None:
+            alone = _source_row(config, source, row)[config.source.id_column]
+            pairs = [(alone, other) for other in ids]
+        elif same:
+            pairs = [(ids[0], other) for other in ids[1:]]  # one petition: a star joins them all
+        else:
+            pairs = [(a, b) for n, a in enumerate(ids) for b in ids[n + 1:]]
+        made = decisions.record(source, pairs, decisions.SAME if same else decisions.DIFFERENT, by, note)
+        _follow(source, made)
+    return made
+
+
+def _follow(source: Any, made: list) -> None:
+    """dedup_match as these decisions have it: a pair decided different gone, one decided
+    the same there, confirmed."""
+    import sqlalchemy as sa
+
+    from .core.decision import NOT_MEASURED
+    from .sql import matchtable
+
+    with source.errors("write the decided pairs to dedup_match for"), source.engine.begin() as conn:
+        table = matchtable.reflect(conn)
+        if table is None:
+            return
+        different = [d.pair for d in made if d.verdict == "different"]
+        matchtable.forget_pairs(conn, table, different)
+        held = {(a, b): x for a, b, x in conn.execute(sa.select(table.c.row_id, table.c.similar_id, table.c.distance)
+                                                       .where(table.c.row_id.in_([d.row_id for d in made])))}
+        same = [(d.row_id, d.other_id, held.get(d.pair, NOT_MEASURED)) for d in made if d.verdict == "same"]
+        rows = matchtable.both_directions(same, matchtable.BATCH, frozenset((a, b) for a, b, _ in same))
+        if "status" not in table.c:
+            rows = [{k: v for k, v in r.items() if k != "status"} for r in rows]
+        matchtable.upsert(conn, table, rows)
+
+
+def history(config: Config, first: Any, second: Any) -> list:
+    """Every decision about the pair, oldest first."""
+    from .sql import decisions
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        a, b = (_source_row(config, source, r)[config.source.id_column] for r in (first, second))
+        return decisions.history(source, a, b)
+
+
+def decisions_export(config: Config, out: str, fmt: str = "csv") -> int:
+    """Write every decision to `out` (csv or jsonl); returns how many."""
+    from .sql import decisions
+    from .sql.source import SqlSource
+
+    if out == "-":
+        with SqlSource(config) as source:
+            return decisions.export(decisions.every(source), sys.stdout, fmt)
+    _check_writable(out, "--out")
+    with SqlSource(config) as source, _writing(out, "the decisions"), open(out, "w", newline="", encoding="utf-8") as f:
+        return decisions.export(decisions.every(source), f, fmt)
+
+
+def decisions_import(config: Config, path: str) -> int:
+    """Append the decisions of an export (csv or jsonl) to dedup_decision, as they were
+    made (their reviewers, times and content hashes); returns how many."""
+    from .sql import decisions
+    from .sql.source import SqlSource
+
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read {path}: {e}") from None
+    with SqlSource(config) as source:
+        typed = _id_type(source)
+        read = [d for d in decisions.parse(lines, path)]
+        made = [dataclasses.replace(d, row_id=typed(d.row_id), other_id=typed(d.other_id)) for d in read]
+        return len(decisions.write(source, made))
+
+
+def _id_type(source: Any) -> Callable[[Any], Any]:
+    """An id as the id column holds it, from its text in a file."""
+    import sqlalchemy as sa
+
+    return int if isinstance(source.id_column.type, sa.Integer) else (lambda x: x)
+
+
+class QueueItem(NamedTuple):
+    """One thing for a reviewer: a possible pair, or the rows of one form letter."""
+
+    kind: str  # "pair" or "group"
+    rows: list
+    distance: float  # the nearest two of its rows (1 − similarity, or Hamming bits)
+    newest: Any  # its last row in id order
+
+
+def queue(config: Config, limit: int | None = None) -> list[QueueItem]:
+    """What the rule cannot settle, most in need of a person first (sql.queue.open_items)."""
+    from .sql.queue import open_items
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        return [QueueItem(i.kind, i.rows, i.distance, i.rows[-1]) for i in open_items(source)[:limit]]
+
+
+class Precision(NamedTuple):
+    """What the reviewers' decisions tell of the rule on this table: of the rule's pairs
+    decided, how many were the same (with a 95% Wilson interval), and of the queue's."""
+
+    confirmed: int
+    decided: int
+    low: float
+    high: float
+    queue_same: int
+    queue_decided: int
+
+
+def precision(config: Config) -> Precision:
+    """The rule's precision on the pairs reviewers decided, and the share of queue items
+    that were duplicates, from the standing decisions (what the pipeline proposed when each
+    was made)."""
+    from .sql import decisions
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        last = {d.pair: d for d in (decisions.every(source) if decisions.exists(source) else [])}
+    auto = [d for d in last.values() if d.proposed == "auto"]
+    queued = [d for d in last.values() if d.proposed == "possible"]
+    same = sum(d.verdict == "same" for d in auto)
+    return Precision(same, len(auto), *wilson(same, len(auto)), sum(d.verdict == "same" for d in queued), len(queued))
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of k successes in n (95% by default); (0, 1) when n is 0."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre, half = p + z * z / (2 * n), z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
 
 
 # ---------------------------------------------------------------- the review console: serve, reviewer

@@ -17,6 +17,7 @@ SMALL = {
     "allpairs.py": ["benchmarks/allpairs.py", "--sizes", "20000", "--no-peers", "--sample", "32"],
     "batch.py": ["benchmarks/batch.py", "--rows", "300"],
     "collective.py": ["benchmarks/collective.py", "--copies", "200"],
+    "review_queue.py": ["benchmarks/review_queue.py", "--rows", "600", "--seeds", "5"],
     "copies.py": ["benchmarks/copies.py", "--rows", "400", "--copies", "40", "--repeat", "1"],
     "fingerprint.py": ["benchmarks/fingerprint.py", "--rows", "200"],
     "incremental.py": ["benchmarks/incremental.py", "--rows", "300", "--checks", "40"],

@@ -2,6 +2,8 @@
 and go cleanly, the triggers enqueue the right operations, and a DBA gets the SQL; with
 `--from binlog`, dedup_match and the binlog position tables, no trigger."""
 
+import sqlite3
+
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
@@ -11,7 +13,8 @@ from dedup_pipeline.cli import main
 from dedup_pipeline.config import ConfigError, following, parse_config
 from dedup_pipeline.store.embedded import free_port
 
-OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE}
+REVIEW_TABLES = {"dedup_decision", "dedup_reviewer", "dedup_possible"}  # the review branch, applied either way
+OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE} | REVIEW_TABLES
 
 
 def config_for(url, fields=None):
@@ -153,7 +156,7 @@ def test_sqlite_gets_the_same_outbox_and_triggers(tmp_path):
 
 # -- migrate --from binlog: dedup_match and the binlog position, no trigger
 
-BINLOG_TABLES = {migrate.MATCH_TABLE, "dedup_binlog_position", "dedup_binlog_failed", migrate.VERSION_TABLE}
+BINLOG_TABLES = {migrate.MATCH_TABLE, "dedup_binlog_position", "dedup_binlog_failed", migrate.VERSION_TABLE} | REVIEW_TABLES
 
 
 def binlog_config(url):
@@ -181,7 +184,7 @@ def test_a_database_on_the_triggers_takes_the_binlog_branch_beside_them_and_down
     assert tables(petition) == {"petition"} | OURS | BINLOG_TABLES and triggers_on(petition) == 3
     with petition.connect() as conn:
         versions = {r[0] for r in conn.execute(sa.text(f"SELECT version_num FROM {migrate.VERSION_TABLE}"))}
-    assert versions == {"0001", "0002"}
+    assert versions == {"0001", "0002", "0003"}
     migrate.downgrade(binlog_config(url_of(petition)))
     assert tables(petition) == {"petition"} and triggers_on(petition) == 0
 
@@ -201,3 +204,15 @@ def test_migrate_from_binlog_sql_has_no_trigger_and_its_downgrade_drops_what_it_
     assert "TRIGGER" not in sql and "dedup_outbox" not in sql and "s3cret" not in sql
     down = migrate.downgrade_sql(binlog_config(url))
     assert all(f"DROP TABLE {t}" in down for t in ("dedup_binlog_failed", "dedup_binlog_position", "dedup_match"))
+
+
+def test_the_sql_for_a_dba_applied_by_hand_makes_what_migrate_makes_and_its_downgrade_removes_it(tmp_path):
+    engine = create_petition(f"sqlite:///{tmp_path}/p.db")
+    config = config_for(url_of(engine))
+    raw = sqlite3.connect(tmp_path / "p.db")
+    raw.executescript(migrate.upgrade_sql(config))
+    assert tables(engine) == {"petition"} | OURS
+    assert {r[0] for r in raw.execute(f"SELECT version_num FROM {migrate.VERSION_TABLE}")} == {"0001", "0003"}
+    assert "status" in {c["name"] for c in sa.inspect(engine).get_columns("dedup_match")}
+    raw.executescript(migrate.downgrade_sql(config))
+    assert tables(engine) == {"petition"}

@@ -27,7 +27,7 @@ from .rerun import rerun
 from .sketches import Kept, SketchLog, folder_of, forget_others, live_state, new_token
 from ..sql.source import SqlSource
 from ..store.index import Held, Store, bucket_bits
-from .stages import BatchResult, Chunk, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
+from .stages import NONE, BatchResult, Chunk, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
 
 
 ALGORITHMS = ("blocks", "single-pass")
@@ -77,10 +77,12 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
     trim()
     start = time.perf_counter()
     scheme = scheme_of(config)
+    possible = NONE
     if algorithm == "single-pass":
         similar = _single_pass(read.fingerprints, config.fingerprint.k)
     else:
-        similar = scheme.similar(read.table if read.table is not None else read.fingerprints)
+        decided = scheme.decide(read.table if read.table is not None else read.fingerprints)
+        similar, possible = decided.similar, decided.possible
     pairs = similar.linked()
     seconds["all-pairs"] = time.perf_counter() - start
 
@@ -92,7 +94,7 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
                          copies=len(similar.copies), read=len(read.ids), sketched=len(read.ids),
                          decided=len(read.ids))
     kept = Kept(new_token(), log.folder.name, log.slots, log.slots, read.ids, np.array(read.hashes, "S16"),
-                np.arange(len(read.ids)), pairs)
+                np.arange(len(read.ids)), pairs, possible)
     _store(config, store, result, read, held, kept, folder)
     return result
 
@@ -152,10 +154,11 @@ def _store(config: Config, store: Store, result: BatchResult, read: _Read, held:
     start = time.perf_counter()
     read_ids = set(read.ids)
     kept.save(folder)  # before the switch that names it
-    result.dedup_match, result.removed = go_live(
-        config, store, result.run, Found(result.rows, result.ids, result.pairs, result.groups), bits,
+    live = go_live(
+        config, store, result.run, Found(result.rows, result.ids, result.pairs, result.groups, kept.possible), bits,
         [row for row in held.rows if row not in read_ids], held,
         lambda fresh: {row: content for row, content in zip(read.ids, read.hashes) if row in fresh}, kept.token)
+    result.obey(live)
     forget_others(folder, kept)
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)

@@ -144,7 +144,7 @@ def follow(config: Config, settings: WatchSettings, handle_signals: bool = True)
             raise WatchError(f"{mask_url(config.source.url)} has no {binlog.POSITION_TABLE}: run "
                              f"`dedup-pipeline migrate --from binlog` first, then `dedup-pipeline batch`")
         refuse_settings(config, server)
-        with open_incremental(config) as index:
+        with open_incremental(config, source) as index:
             follower = Follower(config, settings, source, index, matches, position, failed, server)
             previous = follower.worker.handle_signals() if handle_signals else {}
             try:

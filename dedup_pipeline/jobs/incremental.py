@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
 
 from ..config import Config
-from ..core.decision import Decided
 from ..core.features import SEPARATOR, value_text
+from ..core.decision import Decided, Verdict, obey
 from ..core.pairs import copy_classes
 from ..core.schemes import scheme_of
-from ..sql.source import id_order
+from ..sql import decisions
+from ..sql.source import SqlSource, id_order
 from ..store.index import BlockStore, Record, batched, open_store
 
 MODES = ("exists", "all")
@@ -35,6 +36,7 @@ class Looked(NamedTuple):
     linked: dict[tuple, Any]
     seen: dict[Any, Any]
     copies: list[list]
+    confirmed: frozenset = frozenset()  # the pairs a reviewer decided the same (decision.obey)
 
 
 class Match(NamedTuple):
@@ -43,10 +45,14 @@ class Match(NamedTuple):
 
 
 @contextmanager
-def open_incremental(config: Config) -> Iterator[Incremental]:
-    """The incremental index over the configured store (see `store.open_store`)."""
+def open_incremental(config: Config, source: SqlSource | None = None) -> Iterator[Incremental]:
+    """The incremental index over the configured store (see `store.open_store`), obeying
+    the reviewers' decisions kept in `source` when given."""
     with open_store(config) as store:
-        yield Incremental(store, config)
+        index = Incremental(store, config)
+        if source is not None:
+            index.verdicts = decisions.reader(source)
+        yield index
 
 
 class Incremental:
@@ -55,6 +61,9 @@ class Incremental:
     def __init__(self, store: BlockStore, config: Config):
         """Refuses (ConfigError) a store whose live batch was made with other scheme settings."""
         self.store, self.scheme, self.fields = store, scheme_of(config), config.fields
+        # {pair: Verdict} standing for pairs with one of some rows (sql.decisions.reader);
+        # None: no reviewer's decision is read (an index without its source database).
+        self.verdicts: Callable[[Iterable], Mapping[tuple, Verdict]] | None = None
         store.require(self.scheme.settings)
         # A stored sketch is restored by sketching its text again: the rows a worker meets
         # again and again (the partners of many rows) are sketched once.
@@ -119,7 +128,10 @@ class Incremental:
             decided = self.scheme.decide([seen[row] for row in ids], focus)
             wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
         copies = [[ids[m] for m in members] for members in copy_classes(decided.original) if focus[members].any()]
-        return Looked(*_as_pairs(decided, ids, copies, probes), seen=seen, copies=copies)
+        pairs, linked = _as_pairs(decided, ids, copies, probes)
+        verdicts = self.verdicts([row for row in probes if row is not None]) if self.verdicts else {}
+        pairs, confirmed = obey(pairs, verdicts)
+        return Looked(pairs, obey(linked, verdicts)[0], seen, copies, frozenset(confirmed))
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""

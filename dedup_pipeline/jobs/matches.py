@@ -32,7 +32,7 @@ class Matches(Protocol):
     """Similar pairs stored both ways: a row's matches are one read."""
 
     def forget_rows(self, rows: Sequence) -> None: ...
-    def write(self, pairs: Iterable[Pair]) -> None: ...
+    def write(self, pairs: Iterable[Pair], confirmed: frozenset = frozenset()) -> None: ...
     def partners(self, rows: Sequence, distance: float | None = None) -> dict[Any, set]: ...
     def pairs_among(self, rows: Sequence) -> set[tuple[Any, Any]]: ...
     def forget_pairs(self, pairs: Iterable[tuple[Any, Any]]) -> None: ...
@@ -48,7 +48,7 @@ class MemoryMatches:
         gone = set(rows)
         self.held = {pair: d for pair, d in self.held.items() if not gone & set(pair)}
 
-    def write(self, pairs: Iterable[Pair]) -> None:
+    def write(self, pairs: Iterable[Pair], confirmed: frozenset = frozenset()) -> None:
         for a, b, distance in pairs:
             self.held[a, b] = self.held[b, a] = distance
 
@@ -94,8 +94,8 @@ def apply(index: Incremental, matches: Matches, present: Mapping[Any, Mapping[st
     looked = index.decide(probes)
     found, moved = _linked_copies(looked, probes, orphans, index.scheme.identity)
     matches.forget_pairs(moved)
-    matches.write((a, b, d) for (a, b), d in found.items())
-    matched = _recheck(index, matches, found, probes)
+    matches.write(((a, b, d) for (a, b), d in found.items()), looked.confirmed)
+    matched = _recheck(index, matches, found, probes, looked.confirmed)
     _unlink(index, matches, linked, found)
     killpoints.reached("apply.written")
     return Applied(added, removed, matched)
@@ -150,14 +150,16 @@ def _linked_copies(looked: Looked, probes: dict[Any, Any], orphans: list[tuple[i
     return out, moved
 
 
-def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], probes: dict[Any, Any]) -> int:
+def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], probes: dict[Any, Any],
+             confirmed: frozenset) -> int:
     """Check each pair with a row outside the batch against what that row is now: another
     worker may have changed or removed it after the lookup, and cleared its matches
-    before this transaction wrote the pair. Returns the pairs kept."""
+    before this transaction wrote the pair. Returns the pairs kept. A pair a reviewer
+    confirmed stands while both rows are as decided (the lookup read their verdict)."""
     now = {**index.current({r for pair in found for r in pair if r not in probes}), **probes}
     stale, moved = [], []
     for (a, b), distance in found.items():
-        if a in probes and b in probes:
+        if a in probes and b in probes or (a, b) in confirmed:
             continue
         # the text alone: a pair linked through a third row has no evidence of its own
         d = index.scheme.relate(now[a], now[b])[0] if a in now and b in now else None

@@ -26,13 +26,12 @@ from ..config import Config
 from ..core.pairs import Pairs, originals
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import SketchTable
-from ..sql import matchtable
 from ..sql.source import SqlSource
 from ..store.index import Held, Store, batched
 from .incremental import content_hash
 from .parallel import chunks_mapped
 from .sketches import Kept, SketchLog, forget_others, new_token
-from .stages import BatchResult, Found, groups_of, replay, sketch, sketcher, summary
+from .stages import NONE, BatchResult, Found, Live, groups_of, replay, sketch, sketcher, summary, write_results
 
 MARK_BITS = 25  # a key's low bits address a bit of this many: marked keys are found in one pass
 
@@ -72,11 +71,11 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     # the rows sharing a key with a changed row as it was (or a row gone) or as it is
     focus = np.union1d(table.changed, near.under(np.concatenate(
         [kept.at[gone], kept.at[was[was >= 0]], table.at[table.changed]])))
-    pairs = _pairs(scheme, log, near, kept, table, focus)
+    pairs, possible = _pairs(scheme, log, near, kept, table, focus)
     seconds["pairs"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    found = Found(len(table.ids), table.ids, pairs, groups_of(table.ids, pairs))
+    found = Found(len(table.ids), table.ids, pairs, groups_of(table.ids, pairs), possible)
     seconds["groups"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -84,9 +83,9 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     result = BatchResult(table.ids, log.values("fingerprints")[table.at], pairs, found.groups, seconds, run,
                          added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
                          read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
-    state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs)
+    state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs, possible)
     gone_ids = sorted({*(kept.ids[n] for n in gone.tolist()), *(held.rows.keys() - set(table.ids))}, key=str)
-    result.dedup_match, result.removed = _go_live(config, store, run, found, gone_ids, state, folder)
+    result.obey(_go_live(config, store, run, found, gone_ids, state, folder))
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
     return result
@@ -177,27 +176,35 @@ class _Near:
         return np.unique(rows[rows >= 0])
 
 
-def _pairs(scheme: Scheme, log: SketchLog, near: _Near, kept: Kept, table: Table, focus: np.ndarray) -> Pairs:
-    """The table's pairs as stored (pairs.Similar.linked): those of the focus rows decided
-    again, the others as the last batch stored them."""
-    now = _decided(scheme, log, near, table, focus)
+def _pairs(scheme: Scheme, log: SketchLog, near: _Near, kept: Kept, table: Table, focus: np.ndarray
+           ) -> tuple[Pairs, Pairs]:
+    """The table's pairs as stored (pairs.Similar.linked) and its possible pairs: those of
+    the focus rows decided again, the others as the last batch stored them."""
+    now, possible = _decided(scheme, log, near, table, focus)
     moved = np.full(len(kept.ids), -1, np.int64)  # each of the last batch's rows, where it is now
     moved[table.was[table.was >= 0]] = np.flatnonzero(table.was >= 0)
-    oi, oj = moved[kept.pairs[0]], moved[kept.pairs[1]]
     untouched = np.ones(len(table.ids), bool)
     untouched[focus] = False
+    return _merged(now, kept.pairs, moved, untouched), _merged(possible, kept.possible, moved, untouched)
+
+
+def _merged(now: Pairs, before: Pairs, moved: np.ndarray, untouched: np.ndarray) -> Pairs:
+    """The pairs decided again (`now`) with those `before` between two untouched rows,
+    `moved` to where their rows are now."""
+    oi, oj = moved[before[0]], moved[before[1]]
     stand = (oi >= 0) & (oj >= 0) & untouched[np.maximum(oi, 0)] & untouched[np.maximum(oj, 0)]
     i, j = np.concatenate([now[0], oi[stand]]), np.concatenate([now[1], oj[stand]])
-    d = np.concatenate([now[2], kept.pairs[2][stand]])
+    d = np.concatenate([now[2], before[2][stand]])
     order = np.lexsort((j, i))
     return i[order].astype(np.int64), j[order].astype(np.int64), d[order]
 
 
-def _decided(scheme: Scheme, log: SketchLog, near: _Near, table: Table, focus: np.ndarray) -> Pairs:
-    """The pairs as stored of the focus rows (positions in the table), decided over the
-    rows sharing a key with the decision's centre, read until it holds no row not read."""
+def _decided(scheme: Scheme, log: SketchLog, near: _Near, table: Table, focus: np.ndarray) -> tuple[Pairs, Pairs]:
+    """The pairs as stored, and the possible pairs, of the focus rows (positions in the
+    table), decided over the rows sharing a key with the decision's centre, read until it
+    holds no row not read."""
     if not len(focus):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        return NONE, NONE
     compared = log.table() if scheme.sketch_stored else log.values("fingerprints")
     around, looked = np.union1d(focus, near.under(table.at[focus])), focus
     while True:
@@ -209,7 +216,8 @@ def _decided(scheme: Scheme, log: SketchLog, near: _Near, table: Table, focus: n
         around, looked = np.union1d(around, near.under(table.at[new])), np.union1d(looked, new)
     i, j, d = decided.similar.linked()
     mine = in_focus[i] | in_focus[j]
-    return around[i[mine]], around[j[mine]], d[mine]
+    pi, pj, pd = decided.possible
+    return (around[i[mine]], around[j[mine]], d[mine]), (around[pi], around[pj], pd)
 
 
 def _take(compared: SketchTable | np.ndarray, slots: np.ndarray) -> SketchTable | np.ndarray:
@@ -229,12 +237,10 @@ def _copies(scheme: Scheme, log: SketchLog, table: Table) -> int:
     return int(np.count_nonzero(originals(identity) != np.arange(len(identity))))
 
 
-def _go_live(config: Config, store: Store, run: str, found: Found, gone: list, state: Kept, folder: Path) -> tuple[int | None, int]:
+def _go_live(config: Config, store: Store, run: str, found: Found, gone: list, state: Kept, folder: Path) -> Live:
     """Write the run's pairs, groups and dedup_match, forget the rows gone, and switch the
     run live on the live buckets."""
-    store.write_matches(run, found.ids, *found.pairs)
-    store.write_groups(run, found.groups)
-    dedup_match = matchtable.write_batch(config, found.ids, *found.pairs)
+    found, dedup_match, queued = write_results(config, store, run, found)
     killpoints.reached("batch.results")
     removed = store.remove(config.source.table, gone, batch=True)  # logged: the buckets still file them
     killpoints.reached("batch.removed")
@@ -244,4 +250,4 @@ def _go_live(config: Config, store: Store, run: str, found: Found, gone: list, s
     killpoints.reached("batch.switched")
     forget_others(folder, state)
     store.reclaim()  # the generation the switch dropped, and the row documents written again
-    return dedup_match, removed
+    return Live(dedup_match, removed, found, queued)

@@ -121,7 +121,9 @@ class SketchLog:
 
 class Kept(NamedTuple):
     """A run's rows as its batch read them (in id order): each one's content hash and slot
-    in the log, and the run's pairs as stored (positions in `ids`, pairs.Similar.linked)."""
+    in the log, and the run's pairs as the rule stored them (positions in `ids`,
+    pairs.Similar.linked) with its possible ones (decision.Decided.possible): before the
+    reviewers' verdicts, which each run applies afresh."""
 
     token: str  # named by the run's summary in the store
     log: str  # the log's folder, beside this state
@@ -131,6 +133,7 @@ class Kept(NamedTuple):
     hashes: np.ndarray  # content hashes, bytes
     at: np.ndarray  # each row's slot
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
+    possible: tuple[np.ndarray, np.ndarray, np.ndarray]
 
     def save(self, folder: Path) -> None:
         """Write this state, whole or not at all."""
@@ -140,7 +143,8 @@ class Kept(NamedTuple):
         part = folder / f"{self.token}.partial.npz"
         with open(part, "wb") as f:
             np.savez(f, meta=np.array(meta), ids=ids, hashes=self.hashes, at=self.at,
-                     i=self.pairs[0], j=self.pairs[1], d=self.pairs[2])
+                     i=self.pairs[0], j=self.pairs[1], d=self.pairs[2],
+                     pi=self.possible[0], pj=self.possible[1], pd=self.possible[2])
             f.flush()
             os.fsync(f.fileno())
         os.replace(part, folder / f"{self.token}.npz")
@@ -178,7 +182,7 @@ def load(folder: Path, token: str) -> Kept | None:
             meta = json.loads(str(saved["meta"]))
             ids = saved["ids"].tolist()
             return Kept(meta["token"], meta["log"], meta["slots"], meta["base"], ids, saved["hashes"], saved["at"],
-                        (saved["i"], saved["j"], saved["d"]))
+                        (saved["i"], saved["j"], saved["d"]), (saved["pi"], saved["pj"], saved["pd"]))
     except (OSError, ValueError, KeyError):
         return None
 

@@ -280,7 +280,8 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
                                     _identity_of(nodes, texts))
     ia, ib, d = similar.linked()
     a, b = nodes[ia], nodes[ib]
-    pairs = Found(sum(f.rows for f in filed), nodes.tolist(), (ia, ib, d), groups_of(nodes.tolist(), (ia, ib, d)))
+    pairs = Found(sum(f.rows for f in filed), nodes.tolist(), (ia, ib, d), groups_of(nodes.tolist(), (ia, ib, d)),
+                  possible=None)  # the queue is the local batch's: Spark lists no possible pairs
     seconds["groups"] = time.perf_counter() - start
     result = SparkResult(pairs.rows, (a, b, d), pairs.groups, seconds, job.run, job.partitions,
                          sum(f.added for f in filed), sum(f.changed for f in filed),
@@ -315,7 +316,10 @@ def _store(job: Job, store: MongoStore, result: SparkResult, found: Found, read:
         return dict(_values(read, Sketched).flatMap(
             lambda s: [(row, h) for row, h in zip(s.ids.tolist(), s.hashes) if row in wanted.value]).collect())
 
-    result.dedup_match, result.removed = go_live(job.config, store, job.run, found, job.bits, gone, since, filed)
+    live = go_live(job.config, store, job.run, found, job.bits, gone, since, filed)
+    result.dedup_match, result.removed, result.groups = live.dedup_match, live.removed, live.found.groups
+    ids, (i, j, d) = np.asarray(live.found.ids), live.found.pairs
+    result.pairs = (ids[i], ids[j], d)  # as reviewers decided them
     result.seconds["store"] = time.perf_counter() - start
     result.replayed = replay(job.config, store, result.dedup_match is not None)
 

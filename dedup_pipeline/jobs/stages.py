@@ -18,10 +18,12 @@ import numpy as np
 
 from .. import killpoints
 from ..config import Config
+from ..core import decision
+from ..core.decision import Verdict, id_order, pair_key
 from ..core.pairs import Pairs, groups
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import Sets, SketchTable
-from ..sql import matchtable
+from ..sql import decisions, matchtable, queue
 from ..sql.source import SqlSource
 from ..store.index import Held, Record, Store
 from .incremental import Incremental, content_hashes
@@ -105,10 +107,16 @@ class BatchResult:
     sketched: int = 0  # rows sketched: every row, or for a re-run those changed
     decided: int = 0  # rows whose pairs were decided: every row, or for a re-run those around a change
     rerun: bool = False  # whether only the rows changed since the last batch were sketched (rerun.py)
+    queue: int | None = None  # items left for a reviewer in dedup_possible (None: the table is not there)
 
     @property
     def rows(self) -> int:
         return len(self.ids)
+
+    def obey(self, live: Live) -> None:
+        """Take what going live wrote: the pairs and groups as reviewers decided them."""
+        self.dedup_match, self.removed, self.queue = live.dedup_match, live.removed, live.queue
+        self.pairs, self.groups = live.found.pairs, live.found.groups
 
     @property
     def rows_with_similar(self) -> int:
@@ -124,22 +132,86 @@ def groups_of(ids: list, pairs: Pairs) -> list[list]:
     return sorted(members.values(), key=lambda g: (-len(g), g[0]))
 
 
+NONE: Pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+
+
 class Found(NamedTuple):
     """What a batch found of the table's `rows` rows: its pairs (positions in `ids`, each
-    copy linked to its original: pairs.Similar.linked) and groups."""
+    copy linked to its original: pairs.Similar.linked), groups, and the possible pairs the
+    rule cannot settle (decision.Decided.possible)."""
 
     rows: int
     ids: Sequence
     pairs: Pairs
     groups: list[list]
+    possible: Pairs | None = NONE  # None: not looked for (Spark); the queue is left as it is
 
 
 class Live(NamedTuple):
     """What making a run live wrote: rows of dedup_match (None: the table is not there),
-    and the rows forgotten, gone from the table."""
+    the rows forgotten, gone from the table, and what was found as reviewers decided it."""
 
     dedup_match: int | None
     removed: int
+    found: Found
+    queue: int | None = None  # items in the queue (None: dedup_possible is not there)
+
+
+class Obeyed(NamedTuple):
+    """The pairs found as reviewers decided them (`confirmed`: those a reviewer made the
+    same), and the queue left for them."""
+
+    found: Found
+    confirmed: np.ndarray
+    queue: list[queue.Item]
+
+
+def obeyed(config: Config, found: Found) -> Obeyed:
+    """What was found, as the reviewers' standing verdicts have it (decision.obey): a pair
+    decided different dropped, one decided the same kept or made; the queue without the
+    pairs decided or grouped anyway."""
+    with SqlSource(config) as source:
+        verdicts = decisions.verdicts(source)
+    ids, pairs, confirmed = _obey(found.ids, found.pairs, verdicts)
+    label = groups(len(ids), pairs[0], pairs[1])
+    i, j, d = NONE if found.possible is None else found.possible
+    open_ = np.array([label[a] != label[b] and not _standing(verdicts, pair_key(ids[a], ids[b]))
+                      for a, b in zip(i.tolist(), j.tolist())], bool).reshape(-1)
+    left = queue.items_of(ids, (i[open_], j[open_], d[open_]))
+    if pairs is not found.pairs:
+        found = found._replace(ids=ids, pairs=pairs, groups=groups_of(list(ids), pairs))
+    return Obeyed(found, confirmed, left)
+
+
+def _standing(verdicts: dict[tuple, Verdict], pair: tuple) -> bool:
+    return pair in verdicts and not verdicts[pair].stale
+
+
+def _obey(ids: Sequence, pairs: Pairs, verdicts: dict[tuple, Verdict]) -> tuple[Sequence, Pairs, np.ndarray]:
+    """decision.obey over pairs of positions in `ids` (only the pairs between decided rows
+    are looked at); a decided row `ids` lacks (Spark lists the rows in pairs only) is
+    added after them."""
+    i, j, d = pairs
+    wanted = {r for pair, v in verdicts.items() if not v.stale for r in pair}
+    if not wanted:
+        return ids, pairs, np.zeros(len(i), bool)
+    at = {row: n for n, row in enumerate(ids) if row in wanted}
+    if len(at) < len(wanted):
+        ids = [*ids, *sorted(wanted - at.keys(), key=id_order)]
+        at = {row: n for n, row in enumerate(ids) if row in wanted}
+    mine = np.zeros(len(ids), bool)
+    mine[list(at.values())] = True
+    touch = mine[i] & mine[j]
+    decided = {pair: v for pair, v in verdicts.items() if pair[0] in at and pair[1] in at}
+    kept, confirmed = decision.obey({pair_key(ids[a], ids[b]): x for a, b, x in
+                                     zip(i[touch].tolist(), j[touch].tolist(), d[touch].tolist())}, decided)
+    ni = np.array([min(at[a], at[b]) for a, b in kept], np.int64)
+    nj = np.array([max(at[a], at[b]) for a, b in kept], np.int64)
+    i, j = np.concatenate([i[~touch], ni]), np.concatenate([j[~touch], nj])
+    d = np.concatenate([d[~touch], np.array(list(kept.values()), float)])
+    made = np.concatenate([np.zeros(int((~touch).sum()), bool), np.array([p in confirmed for p in kept], bool)])
+    order = np.lexsort((j, i))
+    return ids, (i[order], j[order], d[order]), made[order]
 
 
 def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gone: list, held: Held,
@@ -151,10 +223,7 @@ def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gon
     now hold as they are stored (`filed(rows)`: {row: content hash the run filed} of these
     rows)."""
     table = config.source.table
-    store.write_matches(run, found.ids, *found.pairs)
-    store.write_groups(run, found.groups)
-    # Before the switch: rows changed after this write are logged, and decided again by `replay`.
-    dedup_match = matchtable.write_batch(config, found.ids, *found.pairs)
+    found, dedup_match, queued = write_results(config, store, run, found)
     killpoints.reached("batch.results")
     removed = store.remove_gone(table, gone, held.rows)
     killpoints.reached("batch.removed")
@@ -165,7 +234,19 @@ def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gon
     store.fold(table, filed(fresh) if fresh else {})
     store.clear_removed(held.removed)
     store.reclaim()  # the generations the switch dropped
-    return Live(dedup_match, removed)
+    return Live(dedup_match, removed, found, queued)
+
+
+def write_results(config: Config, store: Store, run: str, found: Found) -> tuple[Found, int | None, int | None]:
+    """Write the run's pairs and groups as reviewers decided them, dedup_match and the
+    queue; returns what was written, the rows of dedup_match and the queue's items (None:
+    the table is not there)."""
+    found, confirmed, left = obeyed(config, found)
+    store.write_matches(run, found.ids, *found.pairs)
+    store.write_groups(run, found.groups)
+    # Before the switch: rows changed after this write are logged, and decided again by `replay`.
+    dedup_match = matchtable.write_batch(config, found.ids, *found.pairs, confirmed)
+    return found, dedup_match, None if found.possible is None else queue.write(config, left)
 
 
 def summary(found: Found, sketches: str) -> dict[str, Any]:
@@ -181,6 +262,7 @@ def replay(config: Config, store: Store, matches: bool) -> int:
     ids = store.changed(config.source.table)
     index = Incremental(store, config)
     with SqlSource(config) as source, source.errors("check again the rows changed during the batch of"):
+        index.verdicts = decisions.reader(source)
         if matches and ids:
             worker = Worker(config, WatchSettings(), source, index, tables(source))
             with source.engine.connect() as conn, conn.begin():

@@ -7,6 +7,9 @@ from typing import Any
 
 from ..config import Config
 from .render import ReportData, groups_table, render_html, write_csv, write_jsonl
+from ..core.decision import AUTO, CONFIRMED, obey
+from ..sql import decisions
+from ..sql.queue import open_items
 from ..sql.source import SqlSource, id_order
 from ..store.index import StoreError, open_store
 
@@ -44,15 +47,27 @@ def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[
         short_columns=[f.name for f in fields if f.role == "short"])
 
 
-def export(config: Config, path: str, fmt: str, want_groups: bool) -> int:
-    """Write the pairs ({a, b, distance}) or the groups (one line per row) as jsonl or csv."""
+def export(config: Config, path: str, fmt: str, want_groups: bool, possible: bool = False) -> int:
+    """Write the pairs ({a, b, distance, status}: as reviewers decided them, decision.obey),
+    the groups (one line per row) or the queue's open items (`possible`: {item, kind, rows,
+    distance}, never pairs) as jsonl or csv."""
+    write = write_csv if fmt == "csv" else write_jsonl
+    if possible:
+        with SqlSource(config) as source:
+            items = open_items(source)
+        return write(path, (["item", "kind", "rows", "distance"],
+                            [(i.rows[0], i.kind, " ".join(map(str, i.rows)) if fmt == "csv" else i.rows, i.distance)
+                             for i in items]))
     run, pairs, groups = _load(config)
-    if want_groups:
-        data = _data(config, run, pairs, groups, with_rows=fmt == "csv")
-        table = groups_table(data, [f.name for f in config.fields] if fmt == "csv" else [])
-    else:
-        table = (["a", "b", "distance"], pairs)
-    return (write_csv if fmt == "csv" else write_jsonl)(path, table)
+    if not want_groups:
+        with SqlSource(config) as source:
+            verdicts = decisions.verdicts(source)
+        kept, confirmed = obey({(a, b): d for a, b, d in pairs}, verdicts)
+        return write(path, (["a", "b", "distance", "status"],
+                            [(a, b, d, CONFIRMED if (a, b) in confirmed else AUTO)
+                             for (a, b), d in sorted(kept.items(), key=lambda p: _pair_order((*p[0], p[1])))]))
+    data = _data(config, run, pairs, groups, with_rows=fmt == "csv")
+    return write(path, groups_table(data, [f.name for f in config.fields] if fmt == "csv" else []))
 
 
 def write_html_report(config: Config, path: str, lang: str) -> None:

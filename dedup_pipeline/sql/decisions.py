@@ -12,18 +12,18 @@ import json
 import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import sqlalchemy as sa
 
-from ..config import Config
 from ..core.decision import Verdict, pair_key
 from ..errors import InputError, UsageError
 from .source import SqlSource, SourceError
 
 DECISION_TABLE = "dedup_decision"
 SAME, DIFFERENT = "same", "different"
-FIELDS = ("row_id", "other_id", "verdict", "reviewer", "decided_at", "note", "row_hash", "other_hash", "act")
+FIELDS = ("row_id", "other_id", "verdict", "reviewer", "decided_at", "note", "row_hash", "other_hash", "act",
+          "proposed")
 IN_IDS = 500  # ids per `IN (...)` of a lookup (asked of both columns)
 
 
@@ -40,6 +40,7 @@ class Decision:
     row_hash: str
     other_hash: str
     act: str
+    proposed: str | None = None  # what the pipeline said of the pair then: auto, confirmed, possible, none
 
     @property
     def pair(self) -> tuple[Any, Any]:
@@ -76,8 +77,33 @@ def record(source: SqlSource, pairs: Iterable[tuple[Any, Any]], verdict: str, re
         raise InputError(f"no row with id {', '.join(map(str, missing[:5]))} in {source.config.source.table!r}: "
                          f"nothing was decided")
     act = uuid.uuid4().hex
-    made = [Decision(a, b, verdict, reviewer.strip(), None, note, hashes[a], hashes[b], act) for a, b in keyed]
+    said = proposed(source, keyed)
+    made = [Decision(a, b, verdict, reviewer.strip(), None, note, hashes[a], hashes[b], act, said[a, b])
+            for a, b in keyed]
     return write(source, made)
+
+
+def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[Any, Any], str]:
+    """What the pipeline says of each pair now: its status in dedup_match (auto,
+    confirmed), `possible` when both rows are in one item of the queue, else `none`."""
+    from .matchtable import reflect as matches_table
+    from .queue import POSSIBLE_TABLE
+
+    rows = sorted({r for pair in pairs for r in pair}, key=str)
+    with source.errors("read what was found of rows of"), source.engine.connect() as conn:
+        said = {}
+        matches = matches_table(conn)
+        if matches is not None:
+            status = matches.c.get("status")
+            query = sa.select(matches.c.row_id, matches.c.similar_id, status if status is not None else sa.literal("auto"))
+            said = {(a, b): s for a, b, s in conn.execute(query.where(matches.c.row_id.in_(rows)))}
+        items: dict[Any, set] = {}
+        if sa.inspect(conn).has_table(POSSIBLE_TABLE):
+            possible = sa.Table(POSSIBLE_TABLE, sa.MetaData(), autoload_with=conn)
+            for item, row in conn.execute(sa.select(possible.c.item, possible.c.row_id).where(possible.c.row_id.in_(rows))):
+                items.setdefault(row, set()).add(item)
+    return {(a, b): said.get((a, b)) or ("possible" if items.get(a, set()) & items.get(b, set()) else "none")
+            for a, b in pairs}
 
 
 def write(source: SqlSource, decisions: Sequence[Decision]) -> list[Decision]:
@@ -142,6 +168,12 @@ def verdicts(source: SqlSource, ids: Iterable[Any] | None = None) -> dict[tuple[
             for pair, d in last.items()}
 
 
+def reader(source: SqlSource) -> Callable[[Iterable[Any]], dict[tuple[Any, Any], Verdict]] | None:
+    """`verdicts` of pairs with one of some rows, for Incremental.verdicts; None when the
+    source database has no dedup_decision (migrate not run since it came)."""
+    return (lambda ids: verdicts(source, ids)) if exists(source) else None
+
+
 def export(decisions: Iterable[Decision], out: Any, fmt: str) -> int:
     """Write decisions to the open text file `out` as csv or jsonl; returns how many."""
     n = 0
@@ -173,7 +205,8 @@ def parse(lines: Iterable[str], name: str) -> Iterator[Decision]:
             at = r.get("decided_at") or None
             a, b = pair_key(r["row_id"], r["other_id"])
             yield Decision(a, b, verdict, r["reviewer"], datetime.fromisoformat(at) if at else None,
-                           r.get("note") or None, r["row_hash"], r["other_hash"], r.get("act") or uuid.uuid4().hex)
+                           r.get("note") or None, r["row_hash"], r["other_hash"], r.get("act") or uuid.uuid4().hex,
+                           r.get("proposed") or None)
         except (KeyError, ValueError, TypeError, json.JSONDecodeError) as e:
             raise InputError(f"{name}: decision {n} cannot be read ({type(e).__name__}: {e}); "
                              f"give a file `decisions --format csv|jsonl` wrote") from None
@@ -181,4 +214,4 @@ def parse(lines: Iterable[str], name: str) -> Iterator[Decision]:
 
 def _decision(row: sa.Row) -> Decision:
     return Decision(row.row_id, row.other_id, row.verdict, row.reviewer, row.decided_at, row.note,
-                    row.row_hash, row.other_hash, row.act)
+                    row.row_hash, row.other_hash, row.act, row.proposed)

@@ -19,6 +19,7 @@ from .source import SqlSource
 
 MATCH_TABLE = "dedup_match"
 INCREMENTAL, BATCH = "incremental", "batch"
+AUTO, CONFIRMED = "auto", "confirmed"  # dedup_match.status: the rule's pair, or a reviewer's
 CHUNK = 5000  # rows per INSERT statement
 DIGITS = 4  # a distance's decimals (1 - similarity is rounded to 4; a FLOAT column holds about 7 digits)
 
@@ -32,13 +33,15 @@ def reflect(conn: sa.Connection) -> sa.Table | None:
     return sa.Table(MATCH_TABLE, sa.MetaData(), autoload_with=conn)
 
 
-def both_directions(pairs: Iterable[Pair], source: str) -> list[dict]:
+def both_directions(pairs: Iterable[Pair], source: str, confirmed: frozenset | None = None) -> list[dict]:
     """The rows of dedup_match for these pairs: (a, b) and (b, a), sorted by key so that
-    concurrent writers lock rows in the same order."""
+    concurrent writers lock rows in the same order; with their status when `confirmed`
+    (the pairs a reviewer made the same) is given."""
     rows = {}
     for a, b, distance in pairs:
+        status = {} if confirmed is None else {"status": CONFIRMED if (a, b) in confirmed else AUTO}
         for x, y in ((a, b), (b, a)):
-            rows[(x, y)] = {"row_id": x, "similar_id": y, "distance": float(distance), "source": source}
+            rows[(x, y)] = {"row_id": x, "similar_id": y, "distance": float(distance), "source": source, **status}
     return [rows[key] for key in sorted(rows)]
 
 
@@ -49,15 +52,14 @@ def upsert(conn: sa.Connection, table: sa.Table, rows: Sequence[dict]) -> None:
 
 
 def _upsert_statement(conn: sa.Connection, table: sa.Table) -> sa.Insert:
+    taken = ["distance", "source"] + (["status"] if "status" in table.c else [])
     if conn.dialect.name in ("mysql", "mariadb"):
         statement = mysql.insert(table)
-        return statement.on_duplicate_key_update(distance=statement.inserted.distance,
-                                                 source=statement.inserted.source)
+        return statement.on_duplicate_key_update({c: statement.inserted[c] for c in taken})
     if conn.dialect.name == "sqlite":
         statement = sqlite.insert(table)
-        return statement.on_conflict_do_update(
-            index_elements=[table.c.row_id, table.c.similar_id],
-            set_={"distance": statement.excluded.distance, "source": statement.excluded.source})
+        return statement.on_conflict_do_update(index_elements=[table.c.row_id, table.c.similar_id],
+                                               set_={c: statement.excluded[c] for c in taken})
     raise NotImplementedError(f"dedup_match upserts are written for MySQL/MariaDB and SQLite, "
                               f"not {conn.dialect.name}")
 
@@ -109,8 +111,9 @@ class SqlMatches:
     def forget_rows(self, rows: Sequence) -> None:
         forget_rows(self.conn, self.table, rows)
 
-    def write(self, pairs: Iterable[Pair]) -> None:
-        upsert(self.conn, self.table, both_directions(pairs, self.source))
+    def write(self, pairs: Iterable[Pair], confirmed: frozenset = frozenset()) -> None:
+        status = confirmed if "status" in self.table.c else None  # before revision 0003 there is none
+        upsert(self.conn, self.table, both_directions(pairs, self.source, status))
 
     def partners(self, rows: Sequence, distance: float | None = None) -> dict[Any, set]:
         return partners(self.conn, self.table, rows, distance)
@@ -122,29 +125,35 @@ class SqlMatches:
         forget_pairs(self.conn, self.table, pairs)
 
 
-def write_batch(config: Config, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray) -> int | None:
+def write_batch(config: Config, ids: Sequence, i: np.ndarray, j: np.ndarray, d: np.ndarray,
+                confirmed: np.ndarray | None = None) -> int | None:
     """Make dedup_match hold exactly these pairs (positions into `ids`), both ways, in one
-    transaction: the rows it holds otherwise (an earlier batch's, or a worker's that a
-    change since made stale) deleted, those missing or at another distance written, the
-    rest left. Returns the rows it holds, or None when the table does not exist (the
-    migrations were not applied)."""
+    transaction, each with its status (`confirmed`: those a reviewer made the same; the
+    others `auto`): the rows it holds otherwise (an earlier batch's, or a worker's that a
+    change since made stale) deleted, those missing or changed written, the rest left.
+    Returns the rows it holds, or None when the table does not exist (the migrations were
+    not applied)."""
     with SqlSource(config) as source, source.errors("write the batch's pairs to dedup_match for"), \
             source.engine.begin() as conn:
         table = reflect(conn)
         if table is None:
             return None
+        status = table.c.get("status")  # before revision 0003 there is none
+        made = np.zeros(len(i), bool) if confirmed is None else confirmed
         wanted = {}
-        for x, y, z in zip(i.tolist(), j.tolist(), d.tolist()):
-            wanted[ids[x], ids[y]] = wanted[ids[y], ids[x]] = round(float(z), DIGITS)
+        for x, y, z, c in zip(i.tolist(), j.tolist(), d.tolist(), made.tolist()):
+            wanted[ids[x], ids[y]] = wanted[ids[y], ids[x]] = (round(float(z), DIGITS), CONFIRMED if c else AUTO)
         stale = []
-        for a, b, distance in conn.execute(sa.select(table.c.row_id, table.c.similar_id, table.c.distance)):
-            if wanted.get((a, b)) == round(distance, DIGITS):
+        held = [table.c.row_id, table.c.similar_id, table.c.distance] + ([status] if status is not None else [])
+        for a, b, distance, *was in conn.execute(sa.select(*held)):
+            if wanted.get((a, b)) == (round(distance, DIGITS), was[0] if was else AUTO):
                 del wanted[a, b]  # held as it is
             else:
                 stale.append({"a": a, "b": b})
         for start in range(0, len(stale), CHUNK):
             conn.execute(table.delete().where(table.c.row_id == sa.bindparam("a"),
                                               table.c.similar_id == sa.bindparam("b")), stale[start:start + CHUNK])
-        upsert(conn, table, [{"row_id": a, "similar_id": b, "distance": z, "source": BATCH}
-                             for (a, b), z in sorted(wanted.items())])
+        rows = [{"row_id": a, "similar_id": b, "distance": z, "source": BATCH, **({"status": s} if status is not None else {})}
+                for (a, b), (z, s) in sorted(wanted.items())]
+        upsert(conn, table, rows)  # a worker may have written one since the read
         return 2 * len(i)

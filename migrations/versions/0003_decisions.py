@@ -10,6 +10,11 @@ Revises: (a root of its own: applied after 0000, dedup_match, and removed before
   stale. An undo is a new decision; the last one of a pair stands. A decision about a
   group is one row per pair it implies, sharing an `act`.
 - `dedup_reviewer`: who may decide in the console, with a scrypt hash of the password.
+- `dedup_possible`: the queue, what the rule cannot settle: rows whose texts are similar
+  but that nothing else links (another person's copy with more edits than a copy's, a
+  form letter), never duplicates; kept apart from dedup_match so that no reader of
+  duplicates meets them by accident. One row per member of an item (a pair, or the rows
+  of one form letter as one item), `item` being its first row.
 - `dedup_match.status`: `auto` (the rule paired them) or `confirmed` (a reviewer did).
 """
 
@@ -22,7 +27,7 @@ down_revision = None
 branch_labels = ("review",)
 depends_on = None  # alters dedup_match, so applied after a branch, and removed before it
 
-DECISION, REVIEWER, MATCH = "dedup_decision", "dedup_reviewer", "dedup_match"
+DECISION, REVIEWER, POSSIBLE, MATCH = "dedup_decision", "dedup_reviewer", "dedup_possible", "dedup_match"
 TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
 TABLE_OPTIONS = {"mysql_engine": "InnoDB", "mysql_charset": "utf8mb4"}
 
@@ -41,6 +46,9 @@ def upgrade() -> None:
         sa.Column("row_hash", sa.String(16), nullable=False),
         sa.Column("other_hash", sa.String(16), nullable=False),
         sa.Column("act", sa.String(32), nullable=False),  # the decisions made together (a group's)
+        # what the pipeline said of the pair when it was decided: `auto` (its pair),
+        # `confirmed`, `possible` (in the queue) or `none`: the rule's precision is read here
+        sa.Column("proposed", sa.String(16), nullable=True),
         **TABLE_OPTIONS,
     )
     op.create_index("ix_dedup_decision_row_id", DECISION, ["row_id"])
@@ -52,6 +60,15 @@ def upgrade() -> None:
         sa.Column("created_at", TIMESTAMP, nullable=False, server_default=_now()),
         **TABLE_OPTIONS,
     )
+    op.create_table(
+        POSSIBLE,
+        sa.Column("item", id_type, primary_key=True),
+        sa.Column("row_id", id_type, primary_key=True),
+        sa.Column("distance", sa.Float, nullable=False),  # the row's nearest in the item, as in dedup_match
+        sa.Column("found_at", TIMESTAMP, nullable=False, server_default=_now()),
+        **TABLE_OPTIONS,
+    )
+    op.create_index("ix_dedup_possible_row_id", POSSIBLE, ["row_id"])
     op.add_column(MATCH, sa.Column("status", sa.Enum("auto", "confirmed", name="dedup_match_status"),
                                    nullable=False, server_default="auto"))
 
@@ -59,6 +76,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table(MATCH, recreate="never") as table:  # SQLite 3.35+ drops a column itself
         table.drop_column("status")
+    op.drop_table(POSSIBLE)
     op.drop_table(REVIEWER)
     op.drop_table(DECISION)
 

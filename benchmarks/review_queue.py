@@ -1,0 +1,78 @@
+"""The queue's coverage and size: on labelled tables (testing/labelled.py, seeds the
+default was not tuned on) and on the bundled template sample, the share of true pairs that
+the pairs plus the queue cover (a true pair is covered when the rule pairs it, its rows
+are in one group, or they are in one queue item), and the queue's items per row.
+
+    python benchmarks/review_queue.py [--rows 6000] [--seeds 11,12]
+
+Targets (issue 31): coverage >= 99.5%, items <= 2% of rows. Last line:
+coverage=<min over labelled sets> queue_share=<max items/rows> pairs_covered=<n> true_pairs=<n>
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tomllib
+from importlib import resources
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from dedup_pipeline.config import default_config_text, parse_config  # noqa: E402
+from dedup_pipeline.core.pairs import groups  # noqa: E402
+from dedup_pipeline.core.schemes import scheme_of  # noqa: E402
+from dedup_pipeline.sql.queue import items_of  # noqa: E402
+from testing.labelled import generate  # noqa: E402
+
+
+def measure(rows: list[dict], truth: set[tuple[int, int]] | None) -> tuple[float | None, int, int, int, int]:
+    """(coverage, queue items, pairs, covered, true pairs) of the default scheme on rows."""
+    config = parse_config(tomllib.loads(default_config_text()), env={})
+    scheme = scheme_of(config)
+    ids = [row["id"] for row in rows]
+    decided = scheme.decide(scheme.probes(rows))
+    i, j, _ = decided.similar.linked()
+    label = groups(len(ids), i, j)
+    pi, pj, pd = decided.possible
+    open_ = label[pi] != label[pj]
+    items = items_of(ids, (pi[open_], pj[open_], pd[open_]))
+    if truth is None:
+        return None, len(items), len(i), 0, 0
+    group_of = dict(zip(ids, label.tolist()))
+    item_of = {row: n for n, item in enumerate(items) for row in item.rows}
+    covered = sum(group_of[a] == group_of[b] or (a in item_of and item_of.get(a) == item_of.get(b)) for a, b in truth)
+    return covered / max(len(truth), 1), len(items), len(i), covered, len(truth)
+
+
+def sample_rows() -> list[dict]:
+    """The bundled template sample, as `batch` reads it from the demo database."""
+    with resources.files("dedup_pipeline").joinpath("data/sample_petitions.csv").open(encoding="utf-8") as f:
+        return [{**{k: (None if v == "" else v) for k, v in row.items()}, "id": int(row["id"])}
+                for row in csv.DictReader(f)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=6000)
+    parser.add_argument("--seeds", default="11,12")
+    args = parser.parse_args()
+    worst, share, covered_all, truth_all = 1.0, 0.0, 0, 0
+    for seed in [int(s) for s in args.seeds.split(",")]:
+        ds = generate(args.rows, seed=seed)
+        coverage, items, pairs, covered, truth = measure(ds.rows, ds.true_pairs)
+        print(f"labelled seed {seed}: {len(ds.rows):,} rows, {truth:,} true pairs; pairs plus queue cover "
+              f"{covered:,} ({coverage:.2%}); queue {items:,} items ({items / len(ds.rows):.2%} of rows)")
+        worst, share = min(worst, coverage), max(share, items / len(ds.rows))
+        covered_all, truth_all = covered_all + covered, truth_all + truth
+    sample = sample_rows()
+    _, items, pairs, _, _ = measure(sample, None)
+    print(f"template sample: {len(sample):,} rows, {pairs:,} pairs; queue {items:,} items "
+          f"({items / len(sample):.2%} of rows)")
+    share = max(share, items / len(sample))
+    print(f"coverage={worst:.4f} queue_share={share:.4f} pairs_covered={covered_all} true_pairs={truth_all}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""The queue of what the rule cannot settle, in `dedup_possible` (revision 0003): rows whose
+texts are similar but that nothing else links, for a reviewer. Each item is a pair, or
+the rows of one form letter as one item (a form letter sent by a thousand people is one
+item, not half a million pairs). Written whole by each batch, beside dedup_match.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+import sqlalchemy as sa
+
+from ..config import Config
+from ..core.decision import id_order, pair_key
+from ..core.pairs import Pairs, groups
+from .matchtable import CHUNK
+from .source import SqlSource
+
+POSSIBLE_TABLE = "dedup_possible"
+
+
+class Item(NamedTuple):
+    """One thing for a reviewer: its rows in id order (two: a pair) and the nearest
+    distance between two of them."""
+
+    rows: list
+    distance: float
+
+    @property
+    def kind(self) -> str:
+        return "pair" if len(self.rows) == 2 else "group"
+
+
+def items_of(ids: Sequence, possible: Pairs) -> list[Item]:
+    """The items of these possible pairs (positions in `ids`): the rows they connect, each
+    set of connected rows one item."""
+    i, j, d = possible
+    if not len(i):
+        return []
+    label = groups(len(ids), i, j)
+    nearest: dict[int, float] = {}
+    for a, distance in zip(label[i].tolist(), d.tolist()):
+        nearest[a] = min(distance, nearest.get(a, distance))
+    members: dict[int, list] = {}
+    for position in np.union1d(i, j).tolist():
+        members.setdefault(int(label[position]), []).append(ids[position])
+    return [Item(sorted(rows, key=id_order), nearest[key]) for key, rows in members.items()]
+
+
+def write(config: Config, found: list[Item]) -> int | None:
+    """Make dedup_possible hold exactly these items, in one transaction; None when the table
+    is not there (`migrate` not run since it came)."""
+    with SqlSource(config) as source, source.errors("write the queue of possible pairs of"), \
+            source.engine.begin() as conn:
+        table = _reflect(conn)
+        if table is None:
+            return None
+        conn.execute(table.delete())
+        rows = [{"item": item.rows[0], "row_id": row, "distance": float(item.distance)}
+                for item in found for row in item.rows]
+        for start in range(0, len(rows), CHUNK):
+            conn.execute(table.insert(), rows[start:start + CHUNK])
+        return len(found)
+
+
+def read(source: SqlSource) -> list[Item]:
+    """The items of the queue as the last batch left them (none before `migrate`)."""
+    with source.errors("read the queue of possible pairs of"), source.engine.connect() as conn:
+        table = _reflect(conn)
+        if table is None:
+            return []
+        members: dict[Any, list] = {}
+        nearest: dict[Any, float] = {}
+        for item, row, distance in conn.execute(sa.select(table.c.item, table.c.row_id, table.c.distance)):
+            members.setdefault(item, []).append(row)
+            nearest[item] = distance
+    return [Item(sorted(rows, key=id_order), nearest[item]) for item, rows in members.items()]
+
+
+def open_items(source: SqlSource) -> list[Item]:
+    """The queue's items still open, most in need of a person first: the nearest to being
+    a pair, then the largest, then the newest; a pair decided since the batch left out."""
+    from .decisions import verdicts
+
+    found = read(source)
+    standing = {p for p, v in verdicts(source, {r for i in found for r in i.rows}).items() if not v.stale} \
+        if found else set()
+    left = [i for i in found if i.kind == "group" or pair_key(*i.rows) not in standing]
+    return sorted(left, key=lambda i: (i.distance, -len(i.rows), _newest_first(i.rows[-1])))
+
+
+def _newest_first(row: Any) -> tuple:
+    return (0, -row) if isinstance(row, (int, float)) else (1, str(row))
+
+
+def _reflect(conn: sa.Connection) -> sa.Table | None:
+    if not sa.inspect(conn).has_table(POSSIBLE_TABLE):
+        return None
+    return sa.Table(POSSIBLE_TABLE, sa.MetaData(), autoload_with=conn)
