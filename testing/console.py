@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.console.desk import Columns, Counts, Precision, QueueItem, wilson
+from dedup_pipeline.commands import Precision, QueueItem, wilson
+from dedup_pipeline.console.desk import Columns, Counts
 from dedup_pipeline.errors import InputError
 from dedup_pipeline.sql.reviewers import hash_password, verify
 
@@ -51,7 +52,8 @@ class FakeDesk:
         return verify(password, self.passwords.get(name))
 
     def queue(self) -> list[QueueItem]:
-        items = [QueueItem("pair", [1, 2], 0.4), QueueItem("pair", [3, 4], 0.3), QueueItem("group", [4, 5, 6], 0.2)]
+        items = [QueueItem("pair", [1, 2], 0.2, 2), QueueItem("pair", [3, 4], 0.3, 4),
+                 QueueItem("group", [4, 5, 6], 0.4, 6)]
         done = {tuple(r.rows) for r in self.decided}
         return [item for item in items if tuple(item.rows) not in done]
 
@@ -68,6 +70,9 @@ class FakeDesk:
             return [self.table[int(w)] for w in written]
         except (KeyError, ValueError):
             raise InputError(f"no row with id = {written}") from None
+
+    def dates(self, ids: list) -> dict[Any, Any]:
+        return {i: self.table[i]["created_at"] for i in ids}
 
     def history(self, a: Any, b: Any) -> list:
         return []

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.console import guard
-from dedup_pipeline.console.desk import wilson
+from dedup_pipeline.commands import wilson
 from dedup_pipeline.sql import reviewers
 from testing.console import INJECTED
 
@@ -213,6 +213,7 @@ def test_the_queue_lists_its_items_in_order_with_the_counts_and_figures(signed_i
     assert [m for m in re.findall(r'data-key="((?:pair|group):[^"]+)"', page)] == ["pair:1,2", "pair:3,4",
                                                                                    "group:4,5,6"]
     assert 'data-count="left">3<' in page and "90.0%" in page and "25.0%" in page
+    assert "2025-03-06 09:30" in page  # the group's newest row's filing date
 
 
 def test_the_pair_shows_both_rows_the_fields_that_agree_and_what_each_text_has_alone(signed_in):

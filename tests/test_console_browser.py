@@ -1,7 +1,8 @@
 """The review console in a real browser: Debian's headless Chromium, driven over the DevTools
 protocol (testing/browser.py), against the real `dedup-pipeline serve` process on a free
 port, over the bundled sample in SQLite (migrated, batched, a reviewer added, all through
-the command line) plus rows whose values are script and template injections.
+the command line) plus rows whose values are script and template injections, and a possible
+pair (another person's copy with more edits than a copy's) for the queue.
 
 A visitor without a session gets the login page and no petition text; a request without a
 session, and one without the CSRF token, are refused; a reviewer signs in, decides a pair
@@ -38,6 +39,15 @@ INJECTED = {  # id: the values of an injected row
             "content": "小区楼下广场舞音响太大，晚上十点还不停，请有关部门处理。<svg onload=alert(1)>"},
 }
 
+# Another person's copy with a few more edits than a copy's: a possible pair, for the queue.
+NOISE = ("我们小区东门外的烧烤摊每天晚上营业到凌晨两三点，油烟直接飘进楼里，吵闹声不断，居民根本无法休息。"
+         "多次打电话给城管，来了就收摊，走了又摆出来。请求相关部门彻底整治，还居民一个安静的环境。")
+POSSIBLE = {
+    91000: ("赵敏", "13911112222", "东城区幸福路1号", "2026-12-01 10:00:00", NOISE),
+    91001: ("钱进", "13733334444", "东城区幸福路9号", "2026-12-03 10:00:00",
+            NOISE.replace("凌晨两三点", "深夜两点多").replace("多次打电话给城管", "我们多次拨打城管电话")),
+}
+
 require_chromium()  # never skipped: a missing browser fails the suite
 
 
@@ -57,7 +67,7 @@ def cli(folder: Path, *args: str, stdin: str | None = None) -> str:
 @pytest.fixture(scope="module")
 def console(tmp_path_factory):
     """The URL of `dedup-pipeline serve --port 0`, and its configuration, over the sample plus
-    the injected rows, migrated and batched, with one reviewer."""
+    the injected rows and a possible pair, migrated and batched, with one reviewer."""
     folder = tmp_path_factory.mktemp("console")
     text = default_config_text().replace("sqlite:///dedup-data/sample.sqlite", f"sqlite:///{folder / 'sample.sqlite'}")
     text += f'\n[store]\ndata_dir = "{folder / "data"}"\n'
@@ -69,6 +79,9 @@ def console(tmp_path_factory):
             db.execute("INSERT INTO petition (id, phone, category, created_at, title, name, address, content) "
                        "VALUES (?, '13800000000', '噪音扰民', '2026-12-01 10:00:00', ?, ?, ?, ?)",
                        (row_id, values["title"], values["name"], values["address"], values["content"]))
+        for row_id, (name, phone, address, filed, content) in POSSIBLE.items():
+            db.execute("INSERT INTO petition (id, title, name, phone, address, category, created_at, content) "
+                       "VALUES (?, '烧烤扰民', ?, ?, ?, '噪音扰民', ?, ?)", (row_id, name, phone, address, filed, content))
     db.close()
     cli(folder, "migrate")
     cli(folder, "reviewer", "add", REVIEWER, stdin=PASSWORD + "\n")
@@ -146,15 +159,18 @@ def test_a_decision_without_the_csrf_token_is_refused(reviewer, console):
         assert decisions.history(source, 1, 2) == []
 
 
+def item_on_page(browser) -> str:
+    return browser.js("document.querySelector('#skip input[name=key]').value")
+
+
 def test_deciding_a_pair_with_the_keyboard_records_it_and_it_leaves_the_queue(reviewer, url, console):
     reviewer.open(url)
     before = queue_keys(reviewer)
-    reviewer.navigation(lambda: reviewer.press("Enter"))
-    assert reviewer.js("document.body.dataset.page") == "pair"
+    reviewer.navigation(lambda: reviewer.js("document.querySelector('tr.item.pair a').click()"))
     a, b = reviewer.js("Array.from(document.querySelectorAll('#decide input[name=a], #decide input[name=b]'),"
                        " i => i.value)")
     reviewer.navigation(lambda: reviewer.press("d"))
-    assert reviewer.js("location.pathname") in ("/pair", "/group", "/")
+    assert item_on_page(reviewer) != f"pair:{a},{b}"  # on to the next item
     reviewer.open(url)
     assert f"pair:{a},{b}" in before and f"pair:{a},{b}" not in queue_keys(reviewer)
     with SqlSource(console[1]) as source:
@@ -162,14 +178,28 @@ def test_deciding_a_pair_with_the_keyboard_records_it_and_it_leaves_the_queue(re
     assert (decided.verdict, decided.reviewer) == ("different", REVIEWER)
 
 
-def test_skipping_with_the_space_bar_decides_nothing(reviewer, url, console):
-    reviewer.open(url + "next")
-    a, b = reviewer.js("Array.from(document.querySelectorAll('#decide input[name=a], #decide input[name=b]'),"
-                       " i => i.value)")
-    reviewer.navigation(lambda: reviewer.press(" "))
-    assert reviewer.js("new URLSearchParams(location.search).get('a')") != a
+def test_deciding_a_group_as_one_petition_with_the_keyboard_records_its_pairs(reviewer, url, console):
+    reviewer.open(url)
+    reviewer.navigation(lambda: reviewer.js("document.querySelector('tr.item.group a').click()"))
+    key = item_on_page(reviewer)
+    rows = [int(r) for r in key.removeprefix("group:").split(",")]
+    reviewer.navigation(lambda: reviewer.press("s"))
+    reviewer.open(url)
+    assert key not in queue_keys(reviewer)
     with SqlSource(console[1]) as source:
-        assert decisions.history(source, int(a), int(b)) == []
+        made = [d for d in decisions.touching(source, rows) if {d.row_id, d.other_id} <= set(rows)]
+    assert len(made) == len(rows) - 1 and {(d.verdict, d.reviewer) for d in made} == {("same", REVIEWER)}
+
+
+def test_skipping_with_the_space_bar_decides_nothing(reviewer, url, console):
+    with SqlSource(console[1]) as source:
+        before = len(decisions.every(source))
+    reviewer.open(url + "next")
+    key = item_on_page(reviewer)
+    reviewer.navigation(lambda: reviewer.press(" "))
+    assert item_on_page(reviewer) != key
+    with SqlSource(console[1]) as source:
+        assert len(decisions.every(source)) == before
 
 
 def test_injected_rows_are_shown_as_text_and_nothing_runs(reviewer, url):
@@ -189,8 +219,10 @@ def test_screenshots_for_the_readme(reviewer, url):
     SCREENSHOTS.mkdir(exist_ok=True)
     reviewer.open(url + "?lang=zh", height=1100)
     reviewer.screenshot(SCREENSHOTS / "console-queue.png")
-    reviewer.open(url + "next", height=1000)
+    reviewer.open(url + "pair?a=91000&b=91001", height=1000)  # decided above: its history shows
     reviewer.screenshot(SCREENSHOTS / "console-pair.png")
-    for name in ("console-queue.png", "console-pair.png"):
+    reviewer.open(url + "next", height=1000)
+    reviewer.screenshot(SCREENSHOTS / "console-group.png")
+    for name in ("console-queue.png", "console-pair.png", "console-group.png"):
         png = (SCREENSHOTS / name).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(png) < 1_500_000

@@ -21,7 +21,7 @@ from flask import (Flask, abort, g, jsonify, redirect, render_template, request,
 from ..errors import DedupError, InputError
 from ..report.render import _text, _when, diff_segments  # the report's diff, and its display of values
 from . import guard
-from .desk import Desk
+from .desk import Desk, item_key
 from .labels import COLUMNS, LABELS, LANGS
 
 SESSION_HOURS = 8
@@ -80,10 +80,6 @@ def _console() -> Console:
     from flask import current_app
 
     return current_app.extensions["dedup"]
-
-
-def item_key(kind: str, rows: Sequence[Any]) -> str:
-    return f"{kind}:" + ",".join(map(str, rows))
 
 
 def item_url(item: Any) -> str:
@@ -160,7 +156,8 @@ def _routes(app: Flask) -> None:
     def queue() -> Any:
         desk = _console().desk
         items = desk.queue()
-        return render_template("queue.html.j2", items=[_listed(desk, n, item) for n, item in
+        dates = desk.dates([item.newest for item in items[:LISTED]])
+        return render_template("queue.html.j2", items=[_listed(n, item, dates) for n, item in
                                                        enumerate(items[:LISTED], 1)],
                                more=max(0, len(items) - LISTED), counts=desk.counts(),
                                figures=_figures(desk.figures()))
@@ -237,10 +234,11 @@ def _position(desk: Desk, kind: str, ids: Sequence[Any]) -> tuple[int, int] | No
     return next(((n, len(items)) for n, item in enumerate(items, 1) if item_key(item.kind, item.rows) == key), None)
 
 
-def _listed(desk: Desk, number: int, item: Any) -> dict[str, Any]:
+def _listed(number: int, item: Any, dates: dict[Any, Any]) -> dict[str, Any]:
+    """A queue item as the queue page lists it; `newest` is the filing date of its newest row."""
     return {"n": number, "kind": item.kind, "rows": [str(r) for r in item.rows[:6]],
             "more": max(0, len(item.rows) - 6), "size": len(item.rows), "distance": _distance(item.distance),
-            "newest": _when(item.newest) if item.newest is not None else "", "url": item_url(item)}
+            "newest": _when(dates.get(item.newest)), "url": item_url(item)}
 
 
 def _distance(value: Any) -> str:

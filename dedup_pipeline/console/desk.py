@@ -1,17 +1,12 @@
 """What the console asks of the library: one object, `Desk`, over the configured source and
 store, so that the web layer never opens a database itself and a test can hand the app
-another desk.
-
-The queue, deciding and the figures are the library's (`commands.queue`, `decide`,
-`decide_group`, `history`, `precision`); where an older library lacks one of them, the
-stand-ins below (marked "stand-in") do the least that keeps the console usable: the rule's
-own pairs, not yet decided, as the queue, and decisions through sql/decisions.py.
+another desk. The queue, deciding, a pair's history and the figures are the library's own
+calls (`commands.queue`, `decide`, `decide_group`, `history`, `precision`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 import threading
 import time
 from dataclasses import dataclass
@@ -22,30 +17,6 @@ from ..config import Config
 from ..errors import InputError
 
 QUEUE_SECONDS = 5.0  # the queue is computed at most this often (and again after each decision)
-
-
-@dataclass(frozen=True)
-class QueueItem:
-    """Stand-in for commands.QueueItem: a pair or a group that needs a person."""
-
-    kind: str  # "pair" | "group"
-    rows: list
-    distance: float
-    newest: Any = None
-
-
-@dataclass(frozen=True)
-class Precision:
-    """Stand-in for commands.Precision: the rule's precision on the reviewed pairs it made
-    (confirmed / decided, Wilson 95% interval low..high) and how many of the decided queue
-    items were duplicates."""
-
-    confirmed: int
-    decided: int
-    low: float
-    high: float
-    queue_same: int
-    queue_decided: int
 
 
 @dataclass(frozen=True)
@@ -82,6 +53,7 @@ class Desk:
         self.clock = clock
         self._lock = threading.Lock()
         self._queue: tuple[float, list] | None = None
+        self._settled: set[str] = set()  # groups decided here since the server started
         fields = config.fields
         self.columns = Columns(config.source.id_column, next((f.name for f in fields if f.role == "long"), None),
                                tuple(f.name for f in fields if f.role == "short"),
@@ -103,8 +75,8 @@ class Desk:
         with self._lock:
             now = self.clock()
             if self._queue is None or now - self._queue[0] > QUEUE_SECONDS:
-                self._queue = (now, list(_library("queue", _queue_stand_in)(self.config)))
-            return self._queue[1]
+                self._queue = (now, commands.queue(self.config))
+            return [item for item in self._queue[1] if item_key(item.kind, item.rows) not in self._settled]
 
     def counts(self) -> Counts:
         items = self.queue()
@@ -114,7 +86,7 @@ class Desk:
                       summary.get("groups", 0))
 
     def figures(self) -> Any:
-        return _library("precision", _precision_stand_in)(self.config)
+        return commands.precision(self.config)
 
     def _summary(self) -> dict[str, Any]:
         from ..store.index import open_store
@@ -150,109 +122,44 @@ class Desk:
                 found.append(row)
         return found
 
+    def dates(self, ids: Sequence[Any]) -> dict[Any, Any]:
+        """{id: its filing date} of these rows (none without a date column)."""
+        from ..sql.source import SqlSource
+
+        if not self.columns.date or not ids:
+            return {}
+        with SqlSource(self.config) as source:
+            return {r[self.columns.id]: r.get(self.columns.date) for r in source.rows_by_id(ids)}
+
     def history(self, a: Any, b: Any) -> list:
-        return _library("history", _history_stand_in)(self.config, a, b)
+        return commands.history(self.config, a, b)
 
     def decide(self, a: Any, b: Any, *, same: bool, by: str, note: str | None = None) -> list:
         try:
-            return _library("decide", _decide_stand_in)(self.config, a, b, same=same, by=by, note=note)
+            return commands.decide(self.config, a, b, same=same, by=by, note=note)
         finally:
             self._forget_queue()
 
     def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None) -> list:
         try:
-            return _library("decide_group", _decide_group_stand_in)(self.config, rows, same=same, by=by,
-                                                                    note=note, row=row)
+            made = commands.decide_group(self.config, rows, same=same, by=by, note=note, row=row)
         finally:
             self._forget_queue()
+        with self._lock:  # the queue keeps a decided group until the next batch: not to be shown again
+            self._settled.add(item_key("group", sorted([*rows, *([row] if row is not None else [])], key=_order)))
+        return made
 
     def _forget_queue(self) -> None:
         with self._lock:
             self._queue = None
 
 
-def _library(name: str, stand_in: Callable) -> Callable:
-    """commands.<name> when the library has it, else the stand-in."""
-    return getattr(commands, name, None) or stand_in
+def item_key(kind: str, rows: Sequence[Any]) -> str:
+    """A queue item's name: its kind and its rows (in the queue's order, by id)."""
+    return f"{kind}:" + ",".join(map(str, rows))
 
 
-# ---------------------------------------------------------------- stand-ins
+def _order(row: Any) -> tuple:
+    from ..core.decision import id_order
 
-def _queue_stand_in(config: Config, limit: int | None = None) -> list[QueueItem]:
-    """Stand-in: the last batch's pairs that no standing decision covers, the farthest
-    (nearest the rule's line) first."""
-    from ..report.exports import _load
-    from ..sql import decisions
-    from ..sql.source import SqlSource
-
-    _, pairs, _ = _load(config)
-    with SqlSource(config) as source:
-        decided = {pair for pair, v in decisions.verdicts(source).items() if not v.stale}
-    from ..core.decision import pair_key
-
-    items = [QueueItem("pair", [a, b], float(d)) for a, b, d in pairs if pair_key(a, b) not in decided]
-    items.sort(key=lambda item: -item.distance)
-    return items[:limit] if limit else items
-
-
-def _history_stand_in(config: Config, a: Any, b: Any) -> list:
-    from ..sql import decisions
-    from ..sql.source import SqlSource
-
-    with SqlSource(config) as source:
-        return decisions.history(source, a, b)
-
-
-def _decide_stand_in(config: Config, a: Any, b: Any, *, same: bool, by: str, note: str | None = None) -> list:
-    from ..sql import decisions
-    from ..sql.source import SqlSource
-
-    with SqlSource(config) as source:
-        return decisions.record(source, [(a, b)], decisions.SAME if same else decisions.DIFFERENT, by, note)
-
-
-def _decide_group_stand_in(config: Config, rows: list, *, same: bool, by: str, note: str | None = None,
-                           row: Any = None) -> list:
-    from ..sql import decisions
-    from ..sql.source import SqlSource
-
-    if same:
-        pairs = [(a, b) for k, a in enumerate(rows) for b in rows[k + 1:]]
-    else:
-        pairs = [(row, other) for other in rows if other != row]
-    with SqlSource(config) as source:
-        return decisions.record(source, pairs, decisions.SAME if same else decisions.DIFFERENT, by, note)
-
-
-def _precision_stand_in(config: Config) -> Precision:
-    """Stand-in: of the batch's pairs with a standing decision, how many were confirmed;
-    of the other decided pairs (the queue's), how many were the same."""
-    from ..core.decision import pair_key
-    from ..report.exports import _load
-    from ..sql import decisions
-    from ..sql.source import SqlSource
-
-    _, pairs, _ = _load(config)
-    auto = {pair_key(a, b) for a, b, _ in pairs}
-    with SqlSource(config) as source:
-        standing = {pair: v for pair, v in decisions.verdicts(source).items() if not v.stale}
-    confirmed = sum(1 for pair, v in standing.items() if pair in auto and v.same)
-    decided = sum(1 for pair in standing if pair in auto)
-    queue_same = sum(1 for pair, v in standing.items() if pair not in auto and v.same)
-    queue_decided = sum(1 for pair in standing if pair not in auto)
-    low, high = wilson(confirmed, decided)
-    return Precision(confirmed, decided, low, high, queue_same, queue_decided)
-
-
-def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score interval (95% by default) of a proportion; (0, 1) with no trials.
-
-    >>> [round(x, 3) for x in wilson(9, 10)]
-    [0.596, 0.982]
-    """
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return max(0.0, centre - spread), min(1.0, centre + spread)
+    return id_order(row)
