@@ -158,7 +158,8 @@ def test_batch_stores_pairs_that_report_exports_as_jsonl(run, tmp_path):
     run("report", "--format", "jsonl", "--out", "pairs.jsonl")
     lines = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text(encoding="utf-8").splitlines()]
     assert pairs_line.endswith(f": {len(lines):,}") and len(lines) > 50
-    assert all(set(p) == {"a", "b", "distance"} and p["a"] < p["b"] and 0 <= p["distance"] <= 3 for p in lines)
+    assert all(set(p) == {"a", "b", "distance", "status"} and p["a"] < p["b"] and 0 <= p["distance"] <= 3
+               and p["status"] == "auto" for p in lines), "no reviewer has decided: every pair is the rule's"
 
 
 def test_report_before_any_batch_says_to_run_the_batch(run):
