@@ -1,6 +1,7 @@
 """Shared fixtures: a real MongoDB wire-protocol server (embedded SecantusDB) and a real
 MariaDB (Debian's mariadb-server, managed by testing/mariadb.py)."""
 
+import tomllib
 import uuid
 
 import pymongo
@@ -8,9 +9,24 @@ import pytest
 from click.testing import CliRunner
 
 from dedup_pipeline.cli import main
+from dedup_pipeline.config import default_config_text, parse_config
 
 from dedup_pipeline.store.embedded import EmbeddedMongo
+from testing.labelled import generate, write_sqlite
 from testing.mariadb import MariaDB
+
+
+@pytest.fixture
+def labelled_in_memory(tmp_path):
+    """The labelled petition set (600 rows) as an SQLite table, configured with the in-memory
+    store and its state under tmp_path: (its rows, its configuration, the SQLite file)."""
+    rows = generate(600, seed=5).rows
+    path = write_sqlite(rows, tmp_path / "petition.sqlite")
+    data = tomllib.loads(default_config_text())
+    data["source"] = {"url": f"sqlite:///{path}", "table": "petition"}
+    data["store"] = {"kind": "memory", "data_dir": str(tmp_path / "data")}
+    data["batch"] = {"chunk_size": 100, "processes": 1}
+    return rows, parse_config(data, env={}), path
 
 
 @pytest.fixture(scope="session")

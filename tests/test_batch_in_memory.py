@@ -4,30 +4,22 @@ checks that find what the batch filed, and a re-run that writes only what change
 as a clean batch of the table would."""
 
 import sqlite3
-import tomllib
 
 import pytest
 
-from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.store.index import MemoryStore, open_store
-from testing.labelled import generate, write_sqlite
 
 ROWS = 600
 
 
 @pytest.fixture
-def table(tmp_path):
+def table(labelled_in_memory):
     """The labelled petition set, as an SQLite table; (its rows, its configuration)."""
-    rows = generate(ROWS, seed=5).rows
-    path = write_sqlite(rows, tmp_path / "petition.sqlite")
-    data = tomllib.loads(default_config_text())
-    data["source"] = {"url": f"sqlite:///{path}", "table": "petition"}
-    data["store"] = {"kind": "memory"}
-    data["batch"] = {"chunk_size": 100, "processes": 1}
-    return rows, parse_config(data, env={})
+    rows, config, _ = labelled_in_memory
+    return rows, config
 
 
 def live_pairs(store):

@@ -10,7 +10,7 @@ from cityhash import CityHash64
 from hypothesis import given, settings, strategies as st
 
 from dedup_pipeline.core.features import SEPARATOR, FeatureError, Field, value_text
-from dedup_pipeline.jobs.incremental import content_hash, content_hashes
+from dedup_pipeline.core.features import content_hash, content_hashes
 
 FIELDS = [Field("title", "short"), Field("content", "long"), Field("name", "short", encoding="gbk")]
 VALUE = st.one_of(st.none(), st.text(max_size=20), st.integers(), st.floats(allow_nan=False),

@@ -16,21 +16,15 @@ from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.sql import decisions
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.store.index import open_store
-from testing.labelled import generate, write_sqlite
+from testing.labelled import write_sqlite
 
 ROWS = 600
 
 
 @pytest.fixture
-def table(tmp_path):
+def table(labelled_in_memory):
     """The labelled set as a migrated SQLite table; (its rows, its configuration, its path)."""
-    rows = generate(ROWS, seed=5).rows
-    path = write_sqlite(rows, tmp_path / "petition.sqlite")
-    data = tomllib.loads(default_config_text())
-    data["source"] = {"url": f"sqlite:///{path}", "table": "petition"}
-    data["store"] = {"kind": "memory", "data_dir": str(tmp_path / "data")}
-    data["batch"] = {"chunk_size": 100, "processes": 1}
-    config = parse_config(data, env={})
+    rows, config, path = labelled_in_memory
     commands.migrate(config)
     return rows, config, path
 

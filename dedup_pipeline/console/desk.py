@@ -53,7 +53,6 @@ class Desk:
         self.clock = clock
         self._lock = threading.Lock()
         self._queue: tuple[float, list] | None = None
-        self._settled: set[str] = set()  # groups decided here since the server started
         fields = config.fields
         self.columns = Columns(config.source.id_column, next((f.name for f in fields if f.role == "long"), None),
                                tuple(f.name for f in fields if f.role == "short"),
@@ -76,7 +75,7 @@ class Desk:
             now = self.clock()
             if self._queue is None or now - self._queue[0] > QUEUE_SECONDS:
                 self._queue = (now, commands.queue(self.config))
-            return [item for item in self._queue[1] if item_key(item.kind, item.rows) not in self._settled]
+            return self._queue[1]
 
     def counts(self) -> Counts:
         items = self.queue()
@@ -96,15 +95,13 @@ class Desk:
         return (run or {}).get("summary") or {}
 
     def _decided_today(self) -> int:
-        """Acts (a pair, or a group decided as one) recorded today, by the database's clock."""
+        """Acts (a pair, or a group decided as one) recorded today."""
         from ..sql import decisions
         from ..sql.source import SqlSource
 
-        today = dt.date.today()
+        midnight = dt.datetime.combine(dt.date.today(), dt.time())
         with SqlSource(self.config) as source:
-            if not decisions.exists(source):
-                return 0
-            return len({d.act for d in decisions.every(source) if d.decided_at and d.decided_at.date() == today})
+            return decisions.acts_since(source, midnight) if decisions.exists(source) else 0
 
     # ------------------------------------------------------------ rows and decisions
 
@@ -142,12 +139,9 @@ class Desk:
 
     def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None) -> list:
         try:
-            made = commands.decide_group(self.config, rows, same=same, by=by, note=note, row=row)
+            return commands.decide_group(self.config, rows, same=same, by=by, note=note, row=row)
         finally:
             self._forget_queue()
-        with self._lock:  # the queue keeps a decided group until the next batch: not to be shown again
-            self._settled.add(item_key("group", sorted([*rows, *([row] if row is not None else [])], key=_order)))
-        return made
 
     def _forget_queue(self) -> None:
         with self._lock:
@@ -158,8 +152,3 @@ def item_key(kind: str, rows: Sequence[Any]) -> str:
     """A queue item's name: its kind and its rows (in the queue's order, by id)."""
     return f"{kind}:" + ",".join(map(str, rows))
 
-
-def _order(row: Any) -> tuple:
-    from ..core.decision import id_order
-
-    return id_order(row)

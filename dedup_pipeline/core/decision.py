@@ -156,11 +156,6 @@ def obey(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, An
     return out, confirmed
 
 
-def undecided(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, Any], Verdict]
-              ) -> dict[tuple[Any, Any], float]:
-    """The possible pairs a person has still to decide: those without a standing verdict."""
-    return {pair: d for pair, d in pairs.items() if pair not in verdicts or verdicts[pair].stale}
-
 
 def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, near: tuple[np.ndarray, np.ndarray],
                focus: np.ndarray | None) -> tuple[Confirmed, np.ndarray]:

@@ -13,7 +13,9 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from cityhash import CityHash64
 
 from ..errors import DedupError
 from .text import normalize
@@ -168,3 +170,19 @@ class Featurizer:
                 for feat in feats:
                     totals[field.name, feat.split(SEPARATOR, 1)[-1]] += weight
         return [(f, feat, w) for (f, feat), w in sorted(totals.items(), key=lambda kv: -kv[1])]
+
+
+def content_hash(row: Mapping[str, Any], fields: Iterable, settings: str = "") -> str:
+    """A hash of the configured fields' values and of the scheme's `settings`: whether what
+    the store holds of a row must be written again (without settings: whether a row has
+    changed since a reviewer decided about it)."""
+    return content_hashes([row], fields, settings)[0]
+
+
+def content_hashes(rows: Sequence[Mapping[str, Any]], fields: Iterable, settings: str = "") -> list[str]:
+    """`content_hash` of each row, a field at a time: CityHash64 of the UTF-8 of
+    settings + "\x1d" + name␟value␞name␟value..., the settings encoded once."""
+    head = (settings + "\x1d").encode()
+    columns = [[f"{f.name}{SEPARATOR}" + (v if type(v) is str else f"{value_text(v, f) or ''}")
+                for v in [row.get(f.name) for row in rows]] for f in fields] or [[""] * len(rows)]
+    return [f"{CityHash64(head + text.encode()):016x}" for text in map("\x1e".join, zip(*columns))]

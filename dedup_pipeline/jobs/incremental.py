@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 import numpy as np
-from cityhash import CityHash64
 
 from ..config import Config
-from ..core.features import SEPARATOR, value_text
+from ..core.features import content_hash
 from ..core.decision import Decided, Verdict, obey
 from ..core.pairs import copy_classes
 from ..core.schemes import scheme_of
@@ -213,18 +212,3 @@ def _as_pairs(decided: Decided, ids: list, copies: list[list], probes: Mapping[A
                 if other != row and (other, row) not in listed:
                     listed[row, other] = zero
     return listed, linked
-
-
-def content_hash(row: Mapping[str, Any], fields: Iterable, settings: str = "") -> str:
-    """A hash of the configured fields' values and of the scheme's `settings`: whether what
-    the store holds of a row must be written again."""
-    return content_hashes([row], fields, settings)[0]
-
-
-def content_hashes(rows: Sequence[Mapping[str, Any]], fields: Iterable, settings: str = "") -> list[str]:
-    """`content_hash` of each row, a field at a time: CityHash64 of the UTF-8 of
-    settings + "\x1d" + name␟value␞name␟value..., the settings encoded once."""
-    head = (settings + "\x1d").encode()
-    columns = [[f"{f.name}{SEPARATOR}" + (v if type(v) is str else f"{value_text(v, f) or ''}")
-                for v in [row.get(f.name) for row in rows]] for f in fields] or [[""] * len(rows)]
-    return [f"{CityHash64(head + text.encode()):016x}" for text in map("\x1e".join, zip(*columns))]

@@ -28,7 +28,7 @@ from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import SketchTable
 from ..sql.source import SqlSource
 from ..store.index import Held, Store, batched
-from .incremental import content_hash
+from ..core.features import content_hashes
 from .parallel import chunks_mapped
 from .sketches import Kept, SketchLog, forget_others, new_token
 from .stages import NONE, BatchResult, Found, Live, groups_of, replay, sketch, sketcher, summary, write_results
@@ -102,7 +102,7 @@ def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, 
     with SqlSource(config) as source:
         for rows in source.rows():
             chunk_ids = [row[id_column] for row in rows]
-            contents = [content_hash(row, config.fields, settings) for row in rows]
+            contents = content_hashes(rows, config.fields, settings)
             where = find(chunk_ids)
             before = _where(kept.hashes, where, b"")
             for n, (row_id, content) in enumerate(zip(chunk_ids, contents)):

@@ -26,7 +26,8 @@ from ..core.shingles import Sets, SketchTable
 from ..sql import decisions, matchtable, queue
 from ..sql.source import SqlSource
 from ..store.index import Held, Record, Store
-from .incremental import Incremental, content_hashes
+from ..core.features import content_hashes
+from .incremental import Incremental
 from .watch import WatchSettings, Worker, tables
 
 
@@ -175,16 +176,17 @@ def obeyed(config: Config, found: Found) -> Obeyed:
     ids, pairs, confirmed = _obey(found.ids, found.pairs, verdicts)
     label = groups(len(ids), pairs[0], pairs[1])
     i, j, d = NONE if found.possible is None else found.possible
-    open_ = np.array([label[a] != label[b] and not _standing(verdicts, pair_key(ids[a], ids[b]))
-                      for a, b in zip(i.tolist(), j.tolist())], bool).reshape(-1)
+    open_ = label[i] != label[j]
+    decided = {pair for pair, v in verdicts.items() if not v.stale}
+    if decided:  # only a pair of two decided rows can be a decided pair
+        rows = {r for pair in decided for r in pair}
+        mine = np.array([row in rows for row in ids], bool)
+        for n in np.flatnonzero(open_ & mine[i] & mine[j]).tolist():
+            open_[n] = pair_key(ids[i[n]], ids[j[n]]) not in decided
     left = queue.items_of(ids, (i[open_], j[open_], d[open_]))
     if pairs is not found.pairs:
         found = found._replace(ids=ids, pairs=pairs, groups=groups_of(list(ids), pairs))
     return Obeyed(found, confirmed, left)
-
-
-def _standing(verdicts: dict[tuple, Verdict], pair: tuple) -> bool:
-    return pair in verdicts and not verdicts[pair].stale
 
 
 def _obey(ids: Sequence, pairs: Pairs, verdicts: dict[tuple, Verdict]) -> tuple[Sequence, Pairs, np.ndarray]:

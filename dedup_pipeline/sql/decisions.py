@@ -8,6 +8,7 @@ obeys them through `core.decision.obey`.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import uuid
 from dataclasses import asdict, dataclass
@@ -17,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import sqlalchemy as sa
 
 from ..core.decision import Verdict, pair_key
+from ..core.features import content_hash
 from ..errors import InputError, UsageError
 from .source import SqlSource, SourceError
 
@@ -87,7 +89,7 @@ def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[
     """What the pipeline says of each pair now: its status in dedup_match (auto,
     confirmed), `possible` when both rows are in one item of the queue, else `none`."""
     from .matchtable import reflect as matches_table
-    from .queue import POSSIBLE_TABLE
+    from .queue import reflect as possible_table
 
     rows = sorted({r for pair in pairs for r in pair}, key=str)
     with source.errors("read what was found of rows of"), source.engine.connect() as conn:
@@ -98,8 +100,8 @@ def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[
             query = sa.select(matches.c.row_id, matches.c.similar_id, status if status is not None else sa.literal("auto"))
             said = {(a, b): s for a, b, s in conn.execute(query.where(matches.c.row_id.in_(rows)))}
         items: dict[Any, set] = {}
-        if sa.inspect(conn).has_table(POSSIBLE_TABLE):
-            possible = sa.Table(POSSIBLE_TABLE, sa.MetaData(), autoload_with=conn)
+        possible = possible_table(conn)
+        if possible is not None:
             for item, row in conn.execute(sa.select(possible.c.item, possible.c.row_id).where(possible.c.row_id.in_(rows))):
                 items.setdefault(row, set()).add(item)
     return {(a, b): said.get((a, b)) or ("possible" if items.get(a, set()) & items.get(b, set()) else "none")
@@ -107,22 +109,23 @@ def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[
 
 
 def write(source: SqlSource, decisions: Sequence[Decision]) -> list[Decision]:
-    """Append these decisions in one transaction (their `decided_at`, when None, the server's now)."""
+    """Append these decisions in one transaction, in order (`id` is the order they stand
+    in); a `decided_at` of None is the server's now."""
+    rows = [{k: v for k, v in asdict(d).items() if not (k == "decided_at" and v is None)} for d in decisions]
     with source.errors("record decisions about rows of"), source.engine.begin() as conn:
         table = reflect(conn)
-        for d in decisions:  # one at a time, in order: `id` is the order they stand in
-            conn.execute(table.insert().values(**{k: v for k, v in asdict(d).items()
-                                                  if not (k == "decided_at" and v is None)}))
+        for _, alike in itertools.groupby(rows, key=lambda row: "decided_at" in row):  # a statement a run
+            conn.execute(table.insert(), list(alike))
     return list(decisions)
 
 
 def current_hashes(source: SqlSource, ids: Iterable[Any]) -> dict[Any, str]:
     """{row: its content hash as a decision records it} of the rows the table has: the
     configured fields only, so that a change of scheme settings leaves decisions standing."""
-    from ..jobs.incremental import content_hash  # the hash the batch files rows by, without settings
-
+    ids = list(ids)
     fields = source.config.fields
-    return {row[source.config.source.id_column]: content_hash(row, fields) for row in source.rows_by_id(ids)}
+    return {row[source.config.source.id_column]: content_hash(row, fields) for row in source.rows_by_id(ids)} \
+        if ids else {}
 
 
 def every(source: SqlSource) -> list[Decision]:
@@ -132,18 +135,29 @@ def every(source: SqlSource) -> list[Decision]:
         return [_decision(row) for row in conn.execute(sa.select(table).order_by(table.c.id))]
 
 
+def acts_since(source: SqlSource, since: datetime) -> int:
+    """How many acts (a pair decided, or a group decided as one) were recorded since then."""
+    with source.errors("count the decisions about rows of"), source.engine.connect() as conn:
+        table = reflect(conn)
+        return conn.execute(sa.select(sa.func.count(sa.distinct(table.c.act)))
+                            .where(table.c.decided_at >= since)).scalar_one()
+
+
 def touching(source: SqlSource, ids: Iterable[Any]) -> list[Decision]:
     """The decisions about a pair with one of these rows in it, oldest first."""
-    ids = list(set(ids))
-    found: dict[int, Decision] = {}
     with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
         if not sa.inspect(conn).has_table(DECISION_TABLE):
             return []
-        table = reflect(conn)
-        for start in range(0, len(ids), IN_IDS):
-            part = ids[start:start + IN_IDS]
-            query = sa.select(table).where(table.c.row_id.in_(part) | table.c.other_id.in_(part))
-            found.update((row.id, _decision(row)) for row in conn.execute(query))
+        return _touching(conn, reflect(conn), ids)
+
+
+def _touching(conn: sa.Connection, table: sa.Table, ids: Iterable[Any]) -> list[Decision]:
+    ids = list(set(ids))
+    found: dict[int, Decision] = {}
+    for start in range(0, len(ids), IN_IDS):
+        part = ids[start:start + IN_IDS]
+        query = sa.select(table).where(table.c.row_id.in_(part) | table.c.other_id.in_(part))
+        found.update((row.id, _decision(row)) for row in conn.execute(query))
     return [found[n] for n in sorted(found)]
 
 
@@ -157,11 +171,12 @@ def verdicts(source: SqlSource, ids: Iterable[Any] | None = None) -> dict[tuple[
     """{pair: the verdict that stands} of every pair decided (or of those with one of `ids`
     in them): the last decision of each, stale when a row has changed since or is gone."""
     if ids is None:
-        if not exists(source):
-            return {}
-        decided = every(source)
-    else:
-        decided = touching(source, ids)
+        return standing(source, every(source) if exists(source) else [])
+    return standing(source, touching(source, ids))
+
+
+def standing(source: SqlSource, decided: Sequence[Decision]) -> dict[tuple[Any, Any], Verdict]:
+    """The verdict of each pair from its decisions, oldest first (`verdicts`)."""
     last = {d.pair: d for d in decided}
     hashes = current_hashes(source, {r for pair in last for r in pair})
     return {pair: Verdict(d.verdict == SAME, hashes.get(d.row_id) != d.row_hash or hashes.get(d.other_id) != d.other_hash)
@@ -169,9 +184,23 @@ def verdicts(source: SqlSource, ids: Iterable[Any] | None = None) -> dict[tuple[
 
 
 def reader(source: SqlSource) -> Callable[[Iterable[Any]], dict[tuple[Any, Any], Verdict]] | None:
-    """`verdicts` of pairs with one of some rows, for Incremental.verdicts; None when the
-    source database has no dedup_decision (migrate not run since it came)."""
-    return (lambda ids: verdicts(source, ids)) if exists(source) else None
+    """`verdicts` of pairs with one of some rows, for Incremental.verdicts (the table
+    reflected once: a worker asks on every batch); None when the source database has no
+    dedup_decision (migrate not run since it came)."""
+    with source.errors("look for dedup_decision beside"), source.engine.connect() as conn:
+        if not sa.inspect(conn).has_table(DECISION_TABLE):
+            return None
+        table = reflect(conn)
+
+    def read(ids: Iterable[Any]) -> dict[tuple[Any, Any], Verdict]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
+            decided = _touching(conn, table, ids)
+        return standing(source, decided) if decided else {}
+
+    return read
 
 
 def export(decisions: Iterable[Decision], out: Any, fmt: str) -> int:

@@ -53,7 +53,7 @@ def write(config: Config, found: list[Item]) -> int | None:
     is not there (`migrate` not run since it came)."""
     with SqlSource(config) as source, source.errors("write the queue of possible pairs of"), \
             source.engine.begin() as conn:
-        table = _reflect(conn)
+        table = reflect(conn)
         if table is None:
             return None
         conn.execute(table.delete())
@@ -67,7 +67,7 @@ def write(config: Config, found: list[Item]) -> int | None:
 def read(source: SqlSource) -> list[Item]:
     """The items of the queue as the last batch left them (none before `migrate`)."""
     with source.errors("read the queue of possible pairs of"), source.engine.connect() as conn:
-        table = _reflect(conn)
+        table = reflect(conn)
         if table is None:
             return []
         members: dict[Any, list] = {}
@@ -80,21 +80,37 @@ def read(source: SqlSource) -> list[Item]:
 
 def open_items(source: SqlSource) -> list[Item]:
     """The queue's items still open, most in need of a person first: the nearest to being
-    a pair, then the largest, then the newest; a pair decided since the batch left out."""
+    a pair, then the largest, then the newest. Decisions made since the batch are taken
+    as the next batch will take them (`_left`)."""
     from .decisions import verdicts
 
     found = read(source)
-    standing = {p for p, v in verdicts(source, {r for i in found for r in i.rows}).items() if not v.stale} \
-        if found else set()
-    left = [i for i in found if i.kind == "group" or pair_key(*i.rows) not in standing]
+    decided = verdicts(source, {r for i in found for r in i.rows}) if found else {}
+    standing = {pair: v.same for pair, v in decided.items() if not v.stale}
+    left = [Item(rows, i.distance) for i in found for rows in [_left(i.rows, standing)] if rows]
     return sorted(left, key=lambda i: (i.distance, -len(i.rows), _newest_first(i.rows[-1])))
+
+
+def _left(rows: list, same: dict[tuple, bool]) -> list:
+    """The rows of an item still to decide, given the standing verdicts (`same`: {pair:
+    whether the same}): without a row decided different from each other row; none when
+    those left are one petition by the verdicts the same (a pair decided either way, a
+    group decided as one)."""
+    rows = [r for r in rows if not all(same.get(pair_key(r, o)) is False for o in rows if o != r)]
+    if len(rows) < 2:
+        return []
+    at = {row: n for n, row in enumerate(rows)}
+    joined = np.array([(at[a], at[b]) for (a, b), yes in same.items() if yes and a in at and b in at],
+                      np.int64).reshape(-1, 2)
+    return [] if len(np.unique(groups(len(rows), joined[:, 0], joined[:, 1]))) == 1 else rows
 
 
 def _newest_first(row: Any) -> tuple:
     return (0, -row) if isinstance(row, (int, float)) else (1, str(row))
 
 
-def _reflect(conn: sa.Connection) -> sa.Table | None:
+def reflect(conn: sa.Connection) -> sa.Table | None:
+    """dedup_possible, or None before `migrate` created it."""
     if not sa.inspect(conn).has_table(POSSIBLE_TABLE):
         return None
     return sa.Table(POSSIBLE_TABLE, sa.MetaData(), autoload_with=conn)
