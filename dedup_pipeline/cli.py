@@ -22,7 +22,7 @@ from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, DedupError, InputErro
 
 if TYPE_CHECKING:
     from .config import Config
-    from .jobs.incremental import Match
+    from .jobs.incremental import Checked
     from .jobs.watch import Tally
 
 
@@ -436,10 +436,11 @@ def check(config: Config, row_id: str | None, text: str | None, mode: str, as_js
            row_id=row_id, text=text, mode=mode)
 
 
-def _print_check(matches: list[Match], mode: str, as_json: bool) -> None:
+def _print_check(checked: Checked, mode: str, as_json: bool) -> None:
+    matches = checked.similar
     if as_json:
-        similar = [{"id": m.row, "distance": m.distance} for m in matches]
-        click.echo(json.dumps({"mode": mode, "similar": similar}, ensure_ascii=False, default=str))
+        similar, possible = ([{"id": m.row, "distance": m.distance} for m in found] for found in checked)
+        click.echo(json.dumps({"mode": mode, "similar": similar, "possible": possible}, ensure_ascii=False, default=str))
     else:
         for match in matches:
             click.echo(f"{match.row}\t{match.distance}")

@@ -23,7 +23,7 @@ from .errors import InputError, UsageError
 if TYPE_CHECKING:
     from .config import Config
     from .jobs.batch import BatchResult
-    from .jobs.incremental import Match
+    from .jobs.incremental import Checked, Match
     from .jobs.spark import SparkResult
     from .sql.source import SqlSource
 
@@ -290,9 +290,10 @@ def explain(config: Config, first: Any, second: Any) -> Explanation:
     return Explanation(ids, explain_pair(config, a, b, around))
 
 
-def check(config: Config, *, row_id: Any = None, text: str | None = None, mode: str = "all") -> list[Match]:
+def check(config: Config, *, row_id: Any = None, text: str | None = None, mode: str = "all") -> Checked:
     """The stored rows similar to the row `row_id` of the configured table (never itself),
-    else to a `text`: every one nearest first (mode all), or the nearest (exists)."""
+    else to a `text`: every one nearest first (mode all), or the nearest (exists); and those
+    the rule cannot settle (`possible`, for a person)."""
     from .jobs.incremental import open_incremental
     from .sql.source import SqlSource
 
@@ -301,7 +302,7 @@ def check(config: Config, *, row_id: Any = None, text: str | None = None, mode: 
         if row_id is not None:
             row = _source_row(config, source, row_id)
         with open_incremental(config, source) as index:
-            return index.check(row, mode, exclude=None if row_id is None else row[config.source.id_column])
+            return index.checked(row, mode, exclude=None if row_id is None else row[config.source.id_column])
 
 
 @dataclass

@@ -593,3 +593,33 @@ def write_sqlite(rows: list[dict], path: str | Path, table: str = "petition") ->
         db.executemany(f'INSERT INTO "{table}" VALUES (:id, :title, :name, :phone, :address, :category, '
                        ':created_at, :content)', rows)
     return path
+
+
+def signed_letter(source: dict, signers: int, first_id: int, seed: int = 0) -> list[dict]:
+    """A letter others sign: `source`'s content filed by `signers` other people, a day apart
+    from it, each ending it with their own name in place of its last clause. The rule pairs
+    none of them (a form letter signed by another differs from a copy the same way); they are
+    what the review queue is for."""
+    rng = random.Random(seed)
+    body = re.sub(r"[^，。！？,!?]*[，。！？,!?]?$", "", source["content"].rstrip()) or source["content"]
+    when = datetime.fromisoformat(source["created_at"])
+    rows = []
+    for n in range(signers):
+        name = ms.person_name(rng)
+        rows.append({**source, "id": first_id + n, "name": name, "phone": ms.phone(rng), "address": address(rng),
+                     "created_at": str(when + timedelta(days=n + 1)), "content": f"{body}反映人：{name}"})
+    return rows
+
+
+def signed_letters(rows: list[dict], signers: list[int]) -> list[dict]:
+    """Letters others signed (`signed_letter`), one for each count of signers, made of the
+    first `letters` of the rows; ids after the last of `rows`."""
+    made: list[dict] = []
+    for n, (source, count) in enumerate(zip(letters(rows), signers)):
+        made += signed_letter(source, count, max(r["id"] for r in rows + made) + 1, seed=n)
+    return made
+
+
+def letters(rows: list[dict]) -> list[dict]:
+    """The long rows ending in a short clause: letters another may sign in its place."""
+    return [r for r in rows if len(r["content"]) > 200 and len(re.split("[，。]", r["content"][:-1])[-1]) < 20]

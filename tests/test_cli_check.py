@@ -64,6 +64,17 @@ def test_check_json_in_exists_mode_gives_one_similar_row(run, neighbours):
     assert neighbours[row][hit["id"]] == hit["distance"]
 
 
+def test_check_json_lists_the_rows_the_rule_cannot_settle_as_possible_never_as_similar(run):
+    rows = sample_rows()
+    scheme = scheme_of(parse_config(tomllib.loads(default_config_text()), env={}))
+    i, j, d = scheme.decide(scheme.probes(rows)).possible
+    row, other, distance = rows[int(i[0])]["id"], rows[int(j[0])]["id"], float(d[0])
+    run("add", "--all")
+    found = json.loads(run("check", "--id", str(row), "--json").output)
+    assert {"id": other, "distance": distance} in found["possible"]
+    assert other not in [hit["id"] for hit in found["similar"]]
+
+
 def test_check_of_a_text_like_no_stored_row_exits_0(run):
     run("add", "--all")
     result = run("check", "--text", "这是一段与任何信访都不相似的文字，关于天文望远镜的维护", "--json")

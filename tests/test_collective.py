@@ -46,7 +46,7 @@ def matches_of(db, row):
 
 def test_a_check_of_one_copy_lists_every_other_reading_a_few_documents(collective):
     config, _, documents = collective
-    found = commands.check(config, row_id=7, mode="all")
+    found = commands.check(config, row_id=7, mode="all").similar
     assert {m.row for m in found} == set(range(1, COPIES + 1)) - {7} and {m.distance for m in found} == {0.0}
     assert documents.documents <= FEW
 

@@ -64,7 +64,7 @@ def test_a_batch_whose_fingerprints_cannot_be_written_raises_carrying_the_stored
 def test_adding_a_stored_row_by_id_reports_what_check_reports_for_it(batched):
     config, batch = batched
     row = batch.result.ids[batch.result.pairs[0][0]]  # the pairs are positions in ids
-    checked = commands.check(config, row_id=row)
+    checked = commands.check(config, row_id=row).similar
     assert checked and row not in [match.row for match in checked]
     assert commands.add(config, [row]).similar == {row: checked}
 

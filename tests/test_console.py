@@ -7,6 +7,8 @@ import os
 import re
 import stat
 import tomllib
+from dataclasses import replace
+from datetime import datetime
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +18,7 @@ from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.console import guard
 from dedup_pipeline.commands import wilson
 from dedup_pipeline.sql import reviewers
+from dedup_pipeline.sql.decisions import Decision
 from testing.console import INJECTED
 
 PAGES = ["/", "/next", "/pair?a=1&b=2", "/group?row=4&row=5&row=6"]
@@ -220,6 +223,13 @@ def test_the_pair_shows_both_rows_the_fields_that_agree_and_what_each_text_has_a
     page = signed_in.get("/pair?a=1&b=2").text
     assert page.count('class="agree"') == 2  # title and phone; the names differ
     assert "<mark>再次反映：</mark>" in page and "2025-03-01 09:30" in page and "2025-03-02 09:30" in page
+
+
+def test_a_pairs_history_marks_a_decision_made_before_a_row_changed_as_stale(signed_in, console_desk, monkeypatch):
+    made = Decision(1, 2, "different", "王芳", datetime(2025, 3, 3, 10, 0), None, "h1", "h2", "act", "auto")
+    monkeypatch.setattr(console_desk, "history", lambda a, b: [replace(made, stale=True), made])
+    page = signed_in.get("/pair?a=1&b=2").text
+    assert page.count('class="badge stale"') == 1 and "已失效" in page
 
 
 def test_database_text_is_shown_as_text_never_as_markup_or_template(signed_in):

@@ -1,6 +1,7 @@
 """The one decision (core/decision.py): a focused decision gives the whole table's answer,
 so that `check` lists exactly what the batch relates a row to."""
 
+from datetime import datetime, timedelta
 from functools import cache
 
 import numpy as np
@@ -9,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.store.index import MemoryStore
-from testing.labelled import generate
+from testing.labelled import generate, letters, signed_letter
 from tests.test_matches import CONFIG, batch_relations, checked, linked_through_a_third
 
 
@@ -74,3 +75,38 @@ def test_a_check_of_one_of_20000_copies_lists_them_all_reading_each_key_once():
     found = index.check({**row, "id": 1}, "all", exclude=1)
     assert {m.row for m in found} == set(range(2, 20_001)) and {m.distance for m in found} == {0.0}
     assert sorted(store.asked) == sorted(set(index.scheme.keys(index.probe(row))))
+
+
+def letter_and_others(rows: list[dict], make) -> tuple[list[dict], int]:
+    """The first of the `letters` in `rows` and the rows `make` makes of it: (the rows, its
+    position)."""
+    source = letters(rows)[0]
+    return [source, *make(source)], 0
+
+
+def possible_and_pairs(rows: list[dict]) -> tuple[set, set]:
+    decided = scheme_of(CONFIG).decide(scheme_of(CONFIG).probes(rows))
+    return set(zip(*map(np.ndarray.tolist, decided.possible[:2]))), set(zip(*map(np.ndarray.tolist, decided.pairs[:2])))
+
+
+def test_a_letter_others_signed_in_place_of_its_last_clause_is_possible_and_no_pair():
+    rows, source = letter_and_others(labelled_rows(), lambda r: signed_letter(r, 2, 10**6))
+    possible, pairs = possible_and_pairs(rows)
+    assert possible == {(source, 1), (source, 2)} and (source, 1) not in pairs and (source, 2) not in pairs
+
+
+def test_a_letter_filled_in_anew_with_another_place_is_neither_a_pair_nor_possible():
+    def filled_anew(r: dict) -> list[dict]:
+        text, third = r["content"], len(r["content"]) // 3
+        [other] = signed_letter(r, 1, 10**6)
+        return [{**other, "content": text[:third] + "解放路口" + text[third + 4:2 * third] + "宏达公司" + text[2 * third + 4:]}]
+    rows, source = letter_and_others(labelled_rows(), filled_anew)
+    assert possible_and_pairs(rows) == (set(), set())
+
+
+def test_a_letter_signed_by_another_a_year_later_is_not_possible():
+    def a_year_later(r: dict) -> list[dict]:
+        [other] = signed_letter(r, 1, 10**6)
+        return [{**other, "created_at": str(datetime.fromisoformat(r["created_at"]) + timedelta(days=365))}]
+    rows, source = letter_and_others(labelled_rows(), a_year_later)
+    assert possible_and_pairs(rows) == (set(), set())

@@ -16,15 +16,18 @@ from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.sql import decisions
 from dedup_pipeline.sql.source import SqlSource
 from dedup_pipeline.store.index import open_store
-from testing.labelled import write_sqlite
+from testing.labelled import letters, signed_letters, write_sqlite
 
 ROWS = 600
 
 
 @pytest.fixture
 def table(labelled_in_memory):
-    """The labelled set as a migrated SQLite table; (its rows, its configuration, its path)."""
+    """The labelled set, with a letter three others signed and one another signed (the queue's
+    items), as a migrated SQLite table; (its rows, its configuration, its path)."""
     rows, config, path = labelled_in_memory
+    rows = rows + signed_letters(rows, [3, 1])
+    write_sqlite(rows, path)
     commands.migrate(config)
     return rows, config, path
 
@@ -86,6 +89,7 @@ def test_a_decision_whose_row_changed_since_is_stale_and_the_rule_decides_the_pa
             db.execute("UPDATE petition SET content = content || '补充' WHERE id = ?", (b,))
         with SqlSource(config) as source:
             assert decisions.verdicts(source)[a, b].stale is True
+        assert [d.stale for d in commands.history(config, a, b)] == [True], "the history says so"
         _, pairs, _ = batch(config, store)
         assert (a, b) in pairs, "the rule pairs them again, as before the decision"
 
@@ -153,14 +157,18 @@ def test_a_row_decided_not_of_a_group_leaves_it(table):
         assert not any(row in g for g in groups) and any(set(rest) <= set(g) for g in groups)
 
 
-def test_the_queue_holds_similar_rows_no_rule_pairs_and_none_of_them_is_in_dedup_match(table):
+def test_the_queue_holds_letters_others_signed_and_no_item_is_duplicates_in_dedup_match(table):
     rows, config, path = table
     with open_store(config) as store:
         result, pairs, _ = batch(config, store)
     items = possible_items(path)
-    assert result.queue == len(items) > 0
+    signed = rows[-4:]  # three signed the first letter, one the second
+    first, second = letters(rows)[:2]
+    assert result.queue == 2 and sorted(items, key=min) == [{first["id"], *(r["id"] for r in signed[:3])},
+                                                           {second["id"], signed[3]["id"]}]
     held = dedup_match(path)
-    assert not any((a, b) in held for item in items for a in item for b in item if a != b)
+    alone = [[a for a in item if not any((a, b) in held or (b, a) in held for b in item)] for item in items]
+    assert all(alone), "no item is rows dedup_match already holds as duplicates"
     first = commands.queue(config)[0]
     assert first.rows and set(first.rows) in items
 

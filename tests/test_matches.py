@@ -57,7 +57,7 @@ def linked_through_a_third() -> list[dict]:
     table = SketchTable.of(scheme.probes(rows))
     original = originals(table.identity)
     near = candidates(table.keys, original)
-    i, j, _, evidence = confirm(scheme.shingles, table, *near)
+    i, j, _, evidence, _ = confirm(scheme.shingles, table, *near)
     i, j = i[evidence > 0], j[evidence > 0]
     ends = set(np.concatenate(through_a_third(i, j, original, *near)).tolist())
     pool = ends | {x for a, b in zip(i.tolist(), j.tolist()) if {a, b} & ends for x in (a, b)}

@@ -160,10 +160,17 @@ def test_where_two_aligned_texts_differ_is_counted_by_kind():
     assert differences("交了1200元物业费", "再次反映交了1200元物业费") == Differences(0, 0, 0)
     assert differences("交了1200元物业费", "交了1300元物业费") == Differences(0, 1, 0)
     assert differences("交了1200元物业费", "交了12000元物业费") == Differences(0, 1, 0)
-    assert differences("家住光明路", "家住解放路") == Differences(0, 0, 1)
-    assert differences("住在望江苑24栋", "住在书香门第17栋") == Differences(0, 1, 1)  # a name and a number
+    assert differences("家住光明路三号", "家住解放路三号") == Differences(0, 0, 1)
+    assert differences("住在望江苑24栋三单元", "住在书香门第17栋三单元") == Differences(0, 1, 1)  # a name and a number
     assert differences("交了118元", "交了85元") == Differences(0, 1, 0)  # one number, however aligned
     assert differences("3月8日交了", "4月9日交了") == Differences(0, 2, 0)
+
+
+def test_a_word_replaced_after_the_last_text_two_texts_share_is_their_closing():
+    signed = Differences(slips=0, numbers=0, words=1, closing=1)
+    assert differences("物业乱收费，请尽快处理。反映人：张三", "物业乱收费，请尽快处理。反映人：李四") == signed
+    assert differences("物业乱收费，请尽快处理。", "物业乱收费，反映人：李四") == signed  # a last line replaced
+    assert differences("家住光明路三号，物业乱收费", "家住解放路三号，物业乱收费").closing == 0
 
 
 def test_text_added_beside_text_removed_around_a_shared_character_is_a_word_replaced_either_way():

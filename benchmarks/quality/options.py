@@ -127,7 +127,7 @@ def copied(p: Pair, slips: int = 3, numbers: int = 2, days: float | None = 30, w
     `days` (None: dates not compared), the same as written, or aligned at most `slips` single
     characters replaced, `numbers` numbers changed and `words` words of two or more
     characters replaced (texts of 9 or more characters)."""
-    slipped, changed, replaced = p.aligned
+    slipped, changed, replaced = p.aligned[:3]
     aligned = p.letters >= 9 and slipped <= slips and changed <= numbers and replaced <= words
     in_time = days is None or p.filed_apart <= days
     return p.identical or in_time and (p.jaccard >= 1.0 or p.contained >= 0.98 or aligned)

@@ -285,8 +285,8 @@ def _group_view(desk: Desk, rows: list[dict]) -> dict[str, Any]:
 
 
 def _history(decisions: list) -> list[dict[str, Any]]:
-    return [{"when": _when(d.decided_at), "reviewer": d.reviewer, "verdict": d.verdict, "note": d.note or ""}
-            for d in reversed(decisions)]
+    return [{"when": _when(d.decided_at), "reviewer": d.reviewer, "verdict": d.verdict, "note": d.note or "",
+             "stale": d.stale} for d in reversed(decisions)]
 
 
 def serve(desk: Desk, host: str, port: int, settings: Settings = Settings(), behind_proxy: bool = False,

@@ -17,7 +17,10 @@ like it, may be less like each other than either is like it.
 
 Reviewers have the last word (`obey`): a pair they decided different is no pair, one they
 decided the same is one (`confirmed`), until either row changes. Pairs whose texts are
-similar but that nothing else links are `possible`: listed for a person, never a pair.
+similar and keep each other's particulars, filed near in time, but that nothing else links
+are `possible`: another person's copy with more edits than a copy's, or a form letter
+signed by another; listed for a person, never a pair. A form letter filled in anew (its
+place, company or amounts replaced) is not: it is another matter.
 
 `decide` decides every pair of a table at once, or, given a `focus`, exactly the pairs the
 whole table would give of the focus rows and of the rows around them (`centre`): the
@@ -34,8 +37,8 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 
 from .pairs import Pairs, Similar, copy_classes, originals
-from .shingles import (ALIGNED_CHARS, ShingleScheme, Sketch, SketchTable, candidates, differences,
-                       overlap_pairs)
+from .shingles import (ALIGNED_CHARS, Differences, ShingleScheme, Sketch, SketchTable, candidates,
+                       differences, overlap_pairs)
 
 SUBMITTER, WRITTEN = 1, 2  # evidence a confirmed pair carries: a bit for each kind
 AUTO, CONFIRMED = "auto", "confirmed"  # a pair the rule made; one a reviewer decided the same
@@ -62,20 +65,23 @@ def pair_key(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 class Confirmed(NamedTuple):
-    """Candidate pairs whose texts are similar (positions), their Jaccard and evidence bits."""
+    """Candidate pairs whose texts are similar (positions), their Jaccard and evidence bits,
+    and whether one text keeps the other's particulars (`keeps_particulars`)."""
 
     i: np.ndarray
     j: np.ndarray
     jaccard: np.ndarray
     evidence: np.ndarray
+    kept: np.ndarray
 
 
 class Decided(NamedTuple):
     """The pairs decided (positions, i < j, with 1 − similarity), each row's first row of the
     same text, and why each pair is one: its own `evidence` (0: linked by the row `via`), and
     whether it shares a key (else it was compared for a third row paired with both); and the
-    `possible` pairs: similar texts that nothing else links (another person's copy with more
-    edits than a copy's, a form letter), for a person to decide."""
+    `possible` pairs: similar texts keeping each other's particulars that nothing else links
+    (another person's copy with more edits than a copy's, a form letter signed by another),
+    for a person to decide."""
 
     pairs: Pairs
     original: np.ndarray
@@ -121,7 +127,7 @@ def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = N
     if rule.corroborate and len(weak):
         via[weak] = _links((ki, kj, ke), found.i[weak], found.j[weak], original, table.people)
     keep = (found.evidence > 0) | (via >= 0)
-    maybe = ~keep
+    maybe = ~keep & found.kept
     if focus is not None:
         near = focus[found.i] | focus[found.j] | centre[found.i] & centre[found.j]
         keep, maybe = keep & near, maybe & (focus[found.i] | focus[found.j])
@@ -193,12 +199,14 @@ def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarra
     filed_i, filed_j = table.filed[i].astype(np.int64), table.filed[j].astype(np.int64)
     written = as_written(rule, *overlap_pairs(table.verbatim, i, j)) & (
         (table.identity[i] == table.identity[j]) | near_in_time(rule, filed_i, filed_j))
+    kept = written.copy()
     left = np.flatnonzero(~written)  # aligned one pair at a time: few are left
     text = table.texts_of(np.concatenate([i[left], j[left]]))
     for n, a, b in zip(left.tolist(), i[left].tolist(), j[left].tolist()):
-        written[n] = copied(rule, text[a], text[b], int(table.filed[a]), int(table.filed[b]))
+        d = aligned(rule, text[a], text[b], int(table.filed[a]), int(table.filed[b]))
+        written[n], kept[n] = d is not None and is_copy(rule, d), d is not None and keeps_particulars(rule, d)
     evidence = np.where(same, SUBMITTER, 0) | np.where(written, WRITTEN, 0)
-    return Confirmed(i, j, jaccard, evidence)
+    return Confirmed(i, j, jaccard, evidence, kept)
 
 
 def relate(rule: ShingleScheme, a: Sketch, b: Sketch) -> tuple[float | None, int]:
@@ -224,12 +232,31 @@ def near_in_time(rule: ShingleScheme, filed_a, filed_b):
 def copied(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> bool:
     """Whether one text is the other's copy up to a copy's edits (shingles.py says which),
     and, when the rows' filing days are configured, filed within `days` of it."""
+    d = aligned(rule, a, b, filed_a, filed_b)
+    return d is not None and is_copy(rule, d)
+
+
+def aligned(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> Differences | None:
+    """The differences of two texts that may be one another's copy, filed near enough in time
+    and long enough to tell; else None (not aligned)."""
     if not near_in_time(rule, filed_a, filed_b):
-        return False
+        return None
     if min(len(a), len(b)) < rule.min_shingles + rule.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
-        return False
-    d = differences(a, b)
+        return None
+    return differences(a, b)
+
+
+def is_copy(rule: ShingleScheme, d: Differences) -> bool:
+    """Whether texts differing so are a copy: no word replaced, a few slips and numbers."""
     return d.words == 0 and d.slips <= rule.slips and d.numbers <= rule.numbers
+
+
+def keeps_particulars(rule: ShingleScheme, d: Differences) -> bool:
+    """Whether texts differing so keep each other's particulars (no name, place or company
+    replaced, at most a copy's numbers changed), whatever else differs: more slips than a
+    copy's, or the closing replaced, as when another person signs a form letter. Such a pair
+    may be a copy with more edits than a copy makes; a person decides (`possible`)."""
+    return d.words - d.closing == 0 and d.numbers <= rule.numbers
 
 
 def distances(rule: ShingleScheme, jaccard: np.ndarray) -> np.ndarray:

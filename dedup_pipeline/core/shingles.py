@@ -300,6 +300,7 @@ class Differences(NamedTuple):
     slips: int  # single characters replaced in place by one or two (a typo)
     numbers: int  # numbers changed: digits replaced, or a number lengthened or shortened
     words: int  # runs of two or more characters replaced together (a name, a place, a company)
+    closing: int = 0  # of the words, 1 when one is the texts' closing (a signature, a last line)
 
 
 def changes(a: str, b: str) -> list[tuple[int, int, int, int]]:
@@ -336,9 +337,11 @@ def differences(a: str, b: str) -> Differences:
     whole is none of them, unless it lengthens or shortens a number; a number is counted
     once however it changed."""
     a, b = sorted((a, b))  # numbers are placed in the first in order, either way round
-    slips = words = 0
+    slips = words = closing = 0
     numbers: set = set()
-    for s, e, t, u in changes(a, b):
+    found = changes(a, b)
+    last = _closing(found, len(a))
+    for n, (s, e, t, u) in enumerate(found):
         if _numeric(a, b, s, e, t, u):
             numbers |= {_number_start(a, k) for k in range(max(s - 1, 0), min(e + 1, len(a)))
                         if _DIGIT.match(a, k)} or {-1 - t}
@@ -346,7 +349,19 @@ def differences(a: str, b: str) -> Differences:
         if gone and came and gone != came:  # replaced in place: one character, or a word
             slip = _one_character(gone, came)
             slips, words = slips + slip, words + (not slip)
-    return Differences(slips, len(numbers), words)
+            closing |= not slip and n >= last
+    return Differences(slips, len(numbers), words, int(closing))
+
+
+def _closing(found: list[tuple[int, int, int, int]], length: int) -> int:
+    """The first of the changes in the texts' closing, after the last text of two characters
+    or more the two still share (a signature, a last line rewritten); len(found) if none."""
+    first = len(found)
+    for n in range(len(found) - 1, -1, -1):
+        if (found[n + 1][0] if n + 1 < len(found) else length) - found[n][1] >= 2:
+            break
+        first = n
+    return first
 
 
 def _one_character(gone: str, came: str) -> bool:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..config import Config
 from ..core.features import content_hash
-from ..core.decision import Decided, Verdict, obey
+from ..core.decision import Decided, Verdict, obey, pair_key
 from ..core.pairs import copy_classes
 from ..core.schemes import scheme_of
 from ..sql import decisions
@@ -36,11 +36,20 @@ class Looked(NamedTuple):
     seen: dict[Any, Any]
     copies: list[list]
     confirmed: frozenset = frozenset()  # the pairs a reviewer decided the same (decision.obey)
+    possible: dict[tuple, Any] = {}  # (probe, other): similar texts for a person (Decided.possible)
 
 
 class Match(NamedTuple):
     row: Any
     distance: float  # Hamming bits (an int) for fingerprints, 1 - similarity for shingles
+
+
+class Checked(NamedTuple):
+    """What a check found: the stored rows similar to a row, and those the rule cannot
+    settle (`possible`: for a person, never duplicates); each nearest first."""
+
+    similar: list[Match]
+    possible: list[Match]
 
 
 @contextmanager
@@ -82,7 +91,15 @@ class Incremental:
     def check(self, row: Mapping[str, Any] | str, mode: str = "all", exclude: Any = None) -> list[Match]:
         """Stored rows similar to a row or a text, nearest first, never `exclude` (the
         row's own id); in `exists` mode, at most the nearest one."""
-        return self.similar(self.probe(row), mode, exclude)
+        return self.checked(row, mode, exclude).similar
+
+    def checked(self, row: Mapping[str, Any] | str, mode: str = "all", exclude: Any = None) -> Checked:
+        """`check`, with the stored rows the rule cannot settle beside it (`possible`)."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        looked = self.decide({exclude: self.probe(row)})
+        similar, possible = (_nearest(pairs, [exclude])[exclude] for pairs in (looked.pairs, looked.possible))
+        return Checked(similar[:1] if mode == "exists" else similar, possible)
 
     def similar(self, probe: Any, mode: str = "all", exclude: Any = None) -> list[Match]:
         """Stored rows similar to a probe: read its blocks, confirm each candidate."""
@@ -94,13 +111,7 @@ class Incremental:
     def similar_many(self, probes: Mapping[Any, Any]) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
         decision for all of them (see `decide`)."""
-        found: dict[Any, list[Match]] = {row: [] for row in probes}
-        for (a, b), distance in self.decide(probes).pairs.items():
-            if a in found:
-                found[a].append(Match(b, distance))
-            if b in found:
-                found[b].append(Match(a, distance))
-        return {row: sorted(near, key=lambda m: (m.distance, str(m.row))) for row, near in found.items()}
+        return _nearest(self.decide(probes).pairs, probes)
 
     def decide(self, probes: Mapping[Any, Any]) -> Looked:
         """The batch's pairs of these rows (`probes`: what they are now) with the stored rows
@@ -128,9 +139,15 @@ class Incremental:
             wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
         copies = [[ids[m] for m in members] for members in copy_classes(decided.original) if focus[members].any()]
         pairs, linked = _as_pairs(decided, ids, copies, probes)
-        verdicts = self.verdicts([row for row in probes if row is not None]) if self.verdicts else {}
+        # every row a pair decided here holds: a focused decision gives the pairs of rows
+        # around the probes too, and a worker writes those
+        rows = {row for pair in [*pairs, *linked] for row in pair} | set(probes)
+        verdicts = self.verdicts(sorted(rows - {None}, key=_id_order)) if self.verdicts else {}
         pairs, confirmed = obey(pairs, verdicts)
-        return Looked(pairs, obey(linked, verdicts)[0], seen, copies, frozenset(confirmed))
+        i, j, d = decided.possible
+        possible = {(ids[a], ids[b]): x for a, b, x in zip(i.tolist(), j.tolist(), d.tolist())
+                    if pair_key(ids[a], ids[b]) not in verdicts}
+        return Looked(pairs, obey(linked, verdicts)[0], seen, copies, frozenset(confirmed), possible)
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""
@@ -195,6 +212,17 @@ class Incremental:
 def _id_order(row: Any) -> tuple:
     """Rows in id order, a text checked (None: no row) after them."""
     return (True,) if row is None else (False, id_order(row))
+
+
+def _nearest(pairs: Mapping[tuple, Any], rows: Iterable) -> dict[Any, list[Match]]:
+    """{row: the other rows of its pairs, nearest first} for each of `rows`."""
+    found: dict[Any, list[Match]] = {row: [] for row in rows}
+    for (a, b), distance in pairs.items():
+        if a in found:
+            found[a].append(Match(b, distance))
+        if b in found:
+            found[b].append(Match(a, distance))
+    return {row: sorted(near, key=lambda m: (m.distance, str(m.row))) for row, near in found.items()}
 
 
 def _as_pairs(decided: Decided, ids: list, copies: list[list], probes: Mapping[Any, Any]) -> tuple[dict, dict]:

@@ -11,7 +11,7 @@ import csv
 import itertools
 import json
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -43,6 +43,7 @@ class Decision:
     other_hash: str
     act: str
     proposed: str | None = None  # what the pipeline said of the pair then: auto, confirmed, possible, none
+    stale: bool = False  # not kept: a row changed since (`history` says so), so it no longer stands
 
     @property
     def pair(self) -> tuple[Any, Any]:
@@ -111,7 +112,7 @@ def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[
 def write(source: SqlSource, decisions: Sequence[Decision]) -> list[Decision]:
     """Append these decisions in one transaction, in order (`id` is the order they stand
     in); a `decided_at` of None is the server's now."""
-    rows = [{k: v for k, v in asdict(d).items() if not (k == "decided_at" and v is None)} for d in decisions]
+    rows = [{k: v for k, v in _kept(d).items() if not (k == "decided_at" and v is None)} for d in decisions]
     with source.errors("record decisions about rows of"), source.engine.begin() as conn:
         table = reflect(conn)
         for _, alike in itertools.groupby(rows, key=lambda row: "decided_at" in row):  # a statement a run
@@ -164,7 +165,8 @@ def _touching(conn: sa.Connection, table: sa.Table, ids: Iterable[Any]) -> list[
 def history(source: SqlSource, a: Any, b: Any) -> list[Decision]:
     """Every decision about the pair (a, b), oldest first."""
     key = pair_key(a, b)
-    return [d for d in touching(source, [a]) if d.pair == key]
+    decided = [d for d in touching(source, [a]) if d.pair == key]
+    return [replace(d, stale=stale) for d, stale in zip(decided, changed(source, decided))]
 
 
 def verdicts(source: SqlSource, ids: Iterable[Any] | None = None) -> dict[tuple[Any, Any], Verdict]:
@@ -177,10 +179,14 @@ def verdicts(source: SqlSource, ids: Iterable[Any] | None = None) -> dict[tuple[
 
 def standing(source: SqlSource, decided: Sequence[Decision]) -> dict[tuple[Any, Any], Verdict]:
     """The verdict of each pair from its decisions, oldest first (`verdicts`)."""
-    last = {d.pair: d for d in decided}
-    hashes = current_hashes(source, {r for pair in last for r in pair})
-    return {pair: Verdict(d.verdict == SAME, hashes.get(d.row_id) != d.row_hash or hashes.get(d.other_id) != d.other_hash)
-            for pair, d in last.items()}
+    last = list({d.pair: d for d in decided}.values())
+    return {d.pair: Verdict(d.verdict == SAME, stale) for d, stale in zip(last, changed(source, last))}
+
+
+def changed(source: SqlSource, decided: Sequence[Decision]) -> list[bool]:
+    """Whether a row of each decision has changed since it was made, or is gone."""
+    hashes = current_hashes(source, {r for d in decided for r in d.pair})
+    return [hashes.get(d.row_id) != d.row_hash or hashes.get(d.other_id) != d.other_hash for d in decided]
 
 
 def reader(source: SqlSource) -> Callable[[Iterable[Any]], dict[tuple[Any, Any], Verdict]] | None:
@@ -210,7 +216,7 @@ def export(decisions: Iterable[Decision], out: Any, fmt: str) -> int:
         writer = csv.DictWriter(out, FIELDS)
         writer.writeheader()
     for n, d in enumerate(decisions, 1):
-        row = {k: (v.isoformat(sep=" ") if isinstance(v, datetime) else v) for k, v in asdict(d).items()}
+        row = {k: (v.isoformat(sep=" ") if isinstance(v, datetime) else v) for k, v in _kept(d).items()}
         if fmt == "csv":
             writer.writerow(row)
         else:
@@ -239,6 +245,11 @@ def parse(lines: Iterable[str], name: str) -> Iterator[Decision]:
         except (KeyError, ValueError, TypeError, json.JSONDecodeError) as e:
             raise InputError(f"{name}: decision {n} cannot be read ({type(e).__name__}: {e}); "
                              f"give a file `decisions --format csv|jsonl` wrote") from None
+
+
+def _kept(d: Decision) -> dict[str, Any]:
+    """A decision's columns in dedup_decision."""
+    return {k: getattr(d, k) for k in FIELDS}
 
 
 def _decision(row: sa.Row) -> Decision:
