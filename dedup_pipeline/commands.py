@@ -507,9 +507,9 @@ def precision(config: Config) -> Precision:
     with SqlSource(config) as source:
         last = {d.pair: d for d in (decisions.every(source) if decisions.exists(source) else [])}
     auto = [d for d in last.values() if d.proposed == "auto"]
-    queued = [d for d in last.values() if d.proposed == "possible"]
+    items = {d.act: d.verdict == "same" for d in last.values() if d.proposed == "possible"}  # a group's pairs: one act
     same = sum(d.verdict == "same" for d in auto)
-    return Precision(same, len(auto), *wilson(same, len(auto)), sum(d.verdict == "same" for d in queued), len(queued))
+    return Precision(same, len(auto), *wilson(same, len(auto)), sum(items.values()), len(items))
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -39,13 +39,22 @@ INJECTED = {  # id: the values of an injected row
             "content": "小区楼下广场舞音响太大，晚上十点还不停，请有关部门处理。<svg onload=alert(1)>"},
 }
 
-# Another person's copy with a few more edits than a copy's: a possible pair, for the queue.
+# Letters others signed in place of their last clause: similar rows no rule pairs, an item
+# of the queue each (a group of three, two pairs), beside the sample's own possible pair.
 NOISE = ("我们小区东门外的烧烤摊每天晚上营业到凌晨两三点，油烟直接飘进楼里，吵闹声不断，居民根本无法休息。"
-         "多次打电话给城管，来了就收摊，走了又摆出来。请求相关部门彻底整治，还居民一个安静的环境。")
+         "多次打电话给城管，来了就收摊，走了又摆出来。请求相关部门彻底整治，")
+PARKING = ("和平街小学门口每天放学时段车辆乱停乱放，接送孩子的家长把非机动车道全部占满，学生只能走到机动车道上，"
+           "非常危险。交警偶尔来贴罚单，第二天照旧。请求在校门口设置临时停车区并安排专人疏导交通，")
+WATER = ("人民路菜市场旁边的下水道堵塞已经一个多月，污水漫到路面上，臭气熏天，蚊蝇成群，附近商户和居民苦不堪言。"
+         "向街道反映过几次，一直说要排期疏通，到现在也没人来。请求市政部门尽快派人清淤，")
 POSSIBLE = {
-    91000: ("赵敏", "13911112222", "东城区幸福路1号", "2026-12-01 10:00:00", NOISE),
-    91001: ("钱进", "13733334444", "东城区幸福路9号", "2026-12-03 10:00:00",
-            NOISE.replace("凌晨两三点", "深夜两点多").replace("多次打电话给城管", "我们多次拨打城管电话")),
+    91000: ("赵敏", "13911112222", "东城区幸福路1号", "2026-12-01 10:00:00", NOISE + "还居民一个安静的环境。"),
+    91001: ("钱进", "13733334444", "东城区幸福路9号", "2026-12-03 10:00:00", NOISE + "反映人：钱进"),
+    91002: ("孙丽", "13655556666", "东城区幸福路12号", "2026-12-04 10:00:00", NOISE + "反映人：孙丽"),
+    91003: ("周平", "13577778888", "西城区和平街3号", "2026-12-05 10:00:00", PARKING + "望尽快解决。"),
+    91004: ("吴芳", "13499990000", "西城区和平街8号", "2026-12-06 10:00:00", PARKING + "反映人：吴芳"),
+    91005: ("郑凯", "13322223333", "南湖区人民路5号", "2026-12-07 10:00:00", WATER + "请尽快处理。"),
+    91006: ("王雪", "13244445555", "南湖区人民路7号", "2026-12-08 10:00:00", WATER + "反映人：王雪"),
 }
 
 require_chromium()  # never skipped: a missing browser fails the suite
@@ -189,6 +198,21 @@ def test_deciding_a_group_as_one_petition_with_the_keyboard_records_its_pairs(re
     with SqlSource(console[1]) as source:
         made = [d for d in decisions.touching(source, rows) if {d.row_id, d.other_id} <= set(rows)]
     assert len(made) == len(rows) - 1 and {(d.verdict, d.reviewer) for d in made} == {("same", REVIEWER)}
+
+
+def test_the_next_batch_respects_what_was_decided_in_the_console(reviewer, url, console):
+    config = console[1]
+    with SqlSource(config) as source:
+        decided = {d.pair: d.verdict for d in decisions.every(source)}
+    assert "different" in decided.values() and "same" in decided.values(), "the tests above decided"
+    cli(Path(config.source.url.removeprefix("sqlite:///")).parent, "batch")
+    reviewer.open(url)
+    items = [{int(r) for r in key.split(":")[1].split(",")} for key in queue_keys(reviewer)]
+    assert items and not any(set(pair) <= rows for pair in decided for rows in items)
+    with sqlite3.connect(config.source.url.removeprefix("sqlite:///")) as db:
+        held = {(a, b): s for a, b, s in db.execute("SELECT row_id, similar_id, status FROM dedup_match")}
+    for pair, verdict in decided.items():
+        assert held.get(pair) == ("confirmed" if verdict == "same" else None)
 
 
 def test_skipping_with_the_space_bar_decides_nothing(reviewer, url, console):

@@ -184,6 +184,16 @@ def test_a_pair_decided_leaves_the_queue(table):
     assert (figures.queue_same, figures.queue_decided) == (0, 1)
 
 
+def test_a_group_of_the_queue_decided_as_one_petition_counts_as_one_item_decided(table):
+    rows, config, path = table
+    with open_store(config) as store:
+        batch(config, store)
+    group = next(item for item in commands.queue(config) if item.kind == "group")
+    commands.decide_group(config, group.rows, same=True, by="王芳")
+    figures = commands.precision(config)
+    assert (figures.queue_same, figures.queue_decided) == (1, 1)
+
+
 def test_the_rules_precision_is_read_from_the_decisions_on_its_pairs(table):
     rows, config, path = table
     with open_store(config) as store:
