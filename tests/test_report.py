@@ -3,9 +3,11 @@ the CSV (UTF-8 with BOM, Excel-safe) and JSONL exports, and the build at 1M rows
 groups. The same page in a real browser: test_report_browser.py."""
 
 import csv
+import dataclasses
 import datetime as dt
 import json
 import re
+import sqlite3
 import time
 import tomllib
 from html import unescape
@@ -13,9 +15,11 @@ from html.parser import HTMLParser
 
 import pytest
 
+from dedup_pipeline import commands
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.report.render import (ReportData, diff_segments, groups_table, pairs_table, render_html,
-                                   write_csv, write_jsonl)
+from dedup_pipeline.report.render import (ReportData, Review, diff_segments, groups_table, pairs_table,
+                                          render_html, write_csv, write_jsonl)
+from dedup_pipeline.store.index import open_store
 from testing.report_data import synthetic
 
 PAYLOADS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
@@ -221,3 +225,136 @@ def test_report_of_a_million_rows_and_100k_groups_builds_fast():
     assert 200 <= shown <= 400
     assert f"另有 {100_000 - shown:,} 组未显示" in html
     assert "1,000,000" in html and "100,000" in html
+
+
+# ---------------------------------------------------------------- what reviewers decided, on the page
+
+@pytest.fixture
+def reviewed(labelled_in_memory, mongo_uri, mongo_db):
+    """Batches the labelled table (SQLite, migrated unless told not to) into the embedded
+    MongoDB, which the report reads: (config, path, {pair: distance}, groups)."""
+    _, config, path = labelled_in_memory
+    config = dataclasses.replace(config, store=dataclasses.replace(config.store, kind="mongodb", mongo_uri=mongo_uri,
+                                                                   database=mongo_db.name))
+
+    def batch(migrated=True):
+        if migrated:
+            commands.migrate(config)
+        commands.batch(config, processes=1)
+        with open_store(config) as store:
+            live = store.current_run()["run"]
+            return config, path, {(a, b): d for a, b, d in store.read_matches(live)}, store.read_groups(live)
+    return batch
+
+
+def report_of(config, tmp_path, lang="zh") -> str:
+    out = tmp_path / f"report-{lang}.html"
+    commands.report(config, html=str(out), lang=lang)
+    return out.read_text("utf-8")
+
+
+def shown_groups(html: str) -> list[set[str]]:
+    """The row ids of each group on the page."""
+    sections = re.findall(r'<section class="group" data-group="\d+">(.*?)</section>', html, re.S)
+    return [set(re.findall(r'<td class="id">(.*?)</td>', s)) for s in sections]
+
+
+def review_section(html: str) -> str:
+    return unescape(re.search(r'<section id="review" class="review">(.*?)</section>', html, re.S).group(1))
+
+
+def test_a_pair_decided_different_since_the_batch_is_not_shown_and_its_group_splits(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed()
+    a, b, c = next(g for g in groups if len(g) == 3 and sum((x, y) in pairs for x in g for y in g) == 2)
+    first, second = sorted(p for p in pairs if set(p) <= {a, b, c})
+    assert {a, b, c} in [set(map(int, g)) for g in shown_groups(report_of(config, tmp_path))]
+    commands.decide(config, *first, same=False, by="王芳")
+    html = report_of(config, tmp_path)
+    assert f"#{first[0]}–#{first[1]} " not in html and f"#{second[0]}–#{second[1]} " in html
+    assert {str(r) for r in second} in shown_groups(html), "the group joined through the pair split"
+
+
+def test_a_pair_decided_the_same_is_shown_confirmed_by_its_reviewer_where_the_rule_did_not_pair_it(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed()
+    grouped = {r for g in groups for r in g}
+    a, b = [r for r in range(1, 100) if r not in grouped][:2]
+    commands.decide(config, a, b, same=True, by="王芳")
+    html = report_of(config, tmp_path)
+    assert {str(a), str(b)} in shown_groups(html)
+    assert f"#{a}–#{b} <b>—</b> <span class=\"mark confirmed\">已确认（王芳）</span>" in html
+    assert '<td class="num">人工确认</td>' in html and "<b>-1</b>" not in html, "no distance the rule never measured"
+
+
+def test_a_decision_whose_row_changed_since_is_shown_stale_and_does_not_apply(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed()
+    a, b = sorted(pairs)[0]
+    commands.decide(config, a, b, same=False, by="王芳", note="不同诉求")
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE petition SET content = content || '补充' WHERE id = ?", (b,))
+    html = report_of(config, tmp_path)
+    assert f'#{a}–#{b} <b>{pairs[a, b]:g}</b> <span class="mark stale">决定已过期</span>' in html, "the rule's pair again"
+    section = review_section(html)
+    assert "已过期的决定</dt><dd>1 个：决定后行已改动，不再适用" in section
+    assert f"#{a}–#{b}</span> 不同（王芳：不同诉求）" in section
+
+
+def test_the_review_section_gives_the_rules_precision_measured_by_the_decisions(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed()
+    first, second, third = sorted(pairs)[:3]
+    for pair, same in [(first, True), (second, True), (third, False)]:
+        commands.decide(config, *pair, same=same, by="王芳")
+    low, high = commands.wilson(2, 3)
+    section = review_section(report_of(config, tmp_path))
+    assert "审核决定</dt><dd>3<" in section
+    assert f"66.7%（95% 置信区间 {low:.1%}–{high:.1%}，3 对中 2 对）" in section
+
+
+def test_the_review_section_gives_the_queues_share_of_duplicates_and_points_to_its_open_items():
+    review = Review(decisions=2, last={}, precision=commands.Precision(0, 0, 0.0, 1.0, 1, 2), open_items=1234)
+    section = review_section(render_html(data(review=review)))
+    assert "待定项中确为重复的比例</dt><dd>50.0%（2 项中 1 项）" in section
+    assert "待审核项</dt><dd>1,234 项：用 dedup-pipeline serve 审核，或用 dedup-pipeline report --possible 导出" in section
+
+
+def test_a_table_without_decisions_says_so_plainly(reviewed, tmp_path):
+    config, *_ = reviewed()
+    section = review_section(report_of(config, tmp_path))
+    assert "尚无审核决定。" in section and "规则找出的相似对尚未审核" in section
+
+
+def test_reviewers_names_and_notes_are_shown_as_text(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed()
+    a, b = sorted(pairs)[0]
+    commands.decide(config, a, b, same=True, by=PAYLOADS[0], note=PAYLOADS[1])
+    html = report_of(config, tmp_path)
+    assert PAYLOADS[0] not in html and PAYLOADS[1] not in html
+    assert "已确认（&lt;script&gt;alert(1)&lt;/script&gt;：&lt;img src=x onerror=alert(1)&gt;）" in html
+    tags = parse(html)
+    assert tags.tags.count("script") == 2 and "img" not in tags.tags and "onerror" not in tags.attributes
+
+
+def test_the_review_is_in_english_with_lang_en(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed()
+    a, b = sorted(pairs)[0]
+    commands.decide(config, a, b, same=True, by="王芳")
+    html = report_of(config, tmp_path, lang="en")
+    section = review_section(html)
+    assert "Decisions</dt><dd>1<" in section and "100.0% (95% interval" in section and "1 of 1 pairs" in section
+    assert "confirmed by 王芳" in html and not re.search("[审核确认过期]", section)
+
+
+def test_the_report_renders_when_migrate_never_made_the_decisions_table(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed(migrated=False)
+    html = report_of(config, tmp_path)
+    assert 'id="review"' not in html
+    assert len(shown_groups(html)) == len([g for g in groups if len(g) > 1])
+
+
+def test_the_groups_export_splits_a_group_at_a_pair_decided_different(reviewed, tmp_path):
+    config, path, pairs, groups = reviewed()
+    a, b = next(g for g in groups if len(g) == 2)
+    commands.decide(config, a, b, same=False, by="王芳")
+    out = tmp_path / "groups.jsonl"
+    commands.report(config, out=str(out), groups=True)
+    rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert not {a, b} & {r["id"] for r in rows} and len(rows) == sum(len(g) for g in groups) - 2

@@ -1,13 +1,19 @@
 """Reports from the last batch's stored results: exports of pairs and groups, and the admin
-HTML page (report.py renders it; this gathers its data from MongoDB and the source)."""
+HTML page (report.py renders it; this gathers its data from MongoDB and the source). Both
+show the pairs and groups as reviewers decided them, decisions made since the batch too
+(`obeyed`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
+
+from .. import commands
 from ..config import Config
-from .render import ReportData, groups_table, render_html, write_csv, write_jsonl
-from ..core.decision import AUTO, CONFIRMED, obey
+from .render import PairDecision, ReportData, Review, groups_table, render_html, write_csv, write_jsonl
+from ..core.decision import AUTO, CONFIRMED, Verdict, obey
+from ..jobs.stages import groups_of
 from ..sql import decisions
 from ..sql.queue import open_items
 from ..sql.source import SqlSource, id_order
@@ -31,26 +37,74 @@ def _pair_order(pair: tuple) -> tuple:
     return id_order(a), id_order(b), distance
 
 
+class Obeyed(NamedTuple):
+    """The stored pairs as reviewers decided them (decision.obey), in pair order, those a
+    reviewer confirmed, every decision (oldest first; None: no dedup_decision, `migrate`
+    not run since it came) and the verdict standing of each pair decided."""
+
+    pairs: list[tuple]
+    confirmed: set[tuple[Any, Any]]
+    decided: list[decisions.Decision] | None
+    verdicts: dict[tuple[Any, Any], Verdict]
+
+
+def obeyed(source: SqlSource, pairs: list[tuple]) -> Obeyed:
+    """The pairs (a, b, distance) as the decisions standing now have them: what both the
+    export and the HTML report show, so that a decision made since the batch shows at once."""
+    decided = decisions.every(source) if decisions.exists(source) else None
+    verdicts = decisions.standing(source, decided or [])
+    kept, confirmed = obey({(a, b): d for a, b, d in pairs}, verdicts)
+    return Obeyed(sorted(((a, b, d) for (a, b), d in kept.items()), key=_pair_order), confirmed, decided, verdicts)
+
+
+def regrouped(groups: list[list], pairs: list[tuple], found: Obeyed) -> list[list]:
+    """The groups of the obeyed pairs, as a batch groups them (stages.groups_of); the stored
+    groups when no decision changed a pair."""
+    if found.pairs == pairs:
+        return groups
+    ids = sorted({r for a, b, _ in found.pairs for r in (a, b)}, key=id_order)
+    at = {row: n for n, row in enumerate(ids)}
+    i, j = (np.array([at[p[k]] for p in found.pairs], np.int64) for k in (0, 1))
+    return groups_of(ids, (i, j, np.array([p[2] for p in found.pairs], float)))
+
+
+def _review(config: Config, source: SqlSource, found: Obeyed) -> Review | None:
+    """What reviewers decided, for the report's review section and its marks on pairs;
+    None without dedup_decision."""
+    if found.decided is None:
+        return None
+    last = {d.pair: d for d in found.decided}
+    return Review(decisions=len(found.decided), precision=commands.precision(config),
+                  open_items=len(open_items(source)),
+                  last={pair: PairDecision(last[pair].reviewer, last[pair].note, v.same, v.stale)
+                        for pair, v in found.verdicts.items()})
+
+
 def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[list],
-          with_rows: bool = True) -> ReportData:
+          with_rows: bool = True, review: bool = False) -> ReportData:
+    """What a report shows: the pairs and groups as reviewers decided them, the rows in
+    them (`with_rows`), and what the reviewers decided (`review`)."""
     rows: dict[Any, dict] = {}
-    if with_rows:
-        with SqlSource(config) as source:
+    with SqlSource(config) as source:
+        found = obeyed(source, pairs)
+        groups = regrouped(groups, pairs, found)
+        if with_rows:
             for row in source.rows_by_id(rid for g in groups for rid in g):
                 rows[row[config.source.id_column]] = row
+        seen = _review(config, source, found) if review else None
     fields = config.fields
     return ReportData(
-        rows=rows, pairs=pairs, groups=groups, computed_at=run["finished_at"], settings=run["settings"],
+        rows=rows, pairs=found.pairs, groups=groups, computed_at=run["finished_at"], settings=run["settings"],
         rows_scanned=run["summary"]["rows"], date_column=config.report.date_column or None,
         category_column=config.report.category_column or None,
         text_column=next((f.name for f in fields if f.role == "long"), None),
-        short_columns=[f.name for f in fields if f.role == "short"])
+        short_columns=[f.name for f in fields if f.role == "short"], review=seen)
 
 
 def export(config: Config, path: str, fmt: str, want_groups: bool, possible: bool = False) -> int:
-    """Write the pairs ({a, b, distance, status}: as reviewers decided them, decision.obey),
-    the groups (one line per row) or the queue's open items (`possible`: {item, kind, rows,
-    distance}, never pairs) as jsonl or csv."""
+    """Write the pairs ({a, b, distance, status}: as reviewers decided them, `obeyed`),
+    the groups (one line per row, likewise) or the queue's open items (`possible`: {item,
+    kind, rows, distance}, never pairs) as jsonl or csv."""
     write = write_csv if fmt == "csv" else write_jsonl
     if possible:
         with SqlSource(config) as source:
@@ -61,16 +115,15 @@ def export(config: Config, path: str, fmt: str, want_groups: bool, possible: boo
     run, pairs, groups = _load(config)
     if not want_groups:
         with SqlSource(config) as source:
-            verdicts = decisions.verdicts(source)
-        kept, confirmed = obey({(a, b): d for a, b, d in pairs}, verdicts)
+            found = obeyed(source, pairs)
         return write(path, (["a", "b", "distance", "status"],
-                            [(a, b, d, CONFIRMED if (a, b) in confirmed else AUTO)
-                             for (a, b), d in sorted(kept.items(), key=lambda p: _pair_order((*p[0], p[1])))]))
+                            [(a, b, d, CONFIRMED if (a, b) in found.confirmed else AUTO) for a, b, d in found.pairs]))
     data = _data(config, run, pairs, groups, with_rows=fmt == "csv")
     return write(path, groups_table(data, [f.name for f in config.fields] if fmt == "csv" else []))
 
 
 def write_html_report(config: Config, path: str, lang: str) -> None:
+    """The admin report of the live run, as reviewers decided it, in `lang` (zh, en)."""
     run, pairs, groups = _load(config)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(render_html(_data(config, run, pairs, groups), lang=lang))
+        f.write(render_html(_data(config, run, pairs, groups, review=True), lang=lang))

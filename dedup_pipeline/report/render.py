@@ -23,10 +23,15 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import jinja2
 from markupsafe import Markup
+
+from ..core.decision import NOT_MEASURED, pair_key
+
+if TYPE_CHECKING:
+    from ..commands import Precision
 
 MAX_ROWS_SHOWN = 30  # rows of one group on the page; the exports hold all
 MAX_PAIRS_SHOWN = 40  # pairs listed under one group
@@ -37,11 +42,36 @@ SIZE_BINS = [(2, 2), (3, 3), (4, 4), (5, 5), (6, 10), (11, 20), (21, 50), (51, 1
 Table = tuple[list[str], Iterable[Sequence[Any]]]  # header, rows: what the exports write
 
 
+class PairDecision(NamedTuple):
+    """A pair's last decision as the report shows it: who made it, the note, whether the
+    rows are the same petition, and whether a row has changed since (stale: it no longer
+    applies)."""
+
+    reviewer: str
+    note: str | None
+    same: bool
+    stale: bool
+
+
+@dataclass
+class Review:
+    """What reviewers decided: how many decisions, each decided pair's last one (`last`,
+    keyed by core.decision.pair_key), the rule's precision they measure (as
+    commands.precision gives it) and the queue's items still open."""
+
+    decisions: int
+    last: Mapping[tuple[Any, Any], PairDecision]
+    precision: Precision
+    open_items: int
+
+
 @dataclass
 class ReportData:
     """Everything a report shows. `rows` needs only the rows that are in a group (others
     are ignored); `groups` of fewer than two rows are ignored; `labels` gives display
-    names for columns (e.g. {"title": "标题"})."""
+    names for columns (e.g. {"title": "标题"}). `pairs` are as reviewers decided them: a
+    pair a reviewer made that the rule does not has distance NOT_MEASURED; `review` says
+    what they decided (None: no review section, as before `migrate` made dedup_decision)."""
 
     rows: Mapping[Any, Mapping[str, Any]]
     pairs: Sequence[tuple[Any, Any, float]]
@@ -54,6 +84,7 @@ class ReportData:
     text_column: str | None = None
     short_columns: Sequence[str] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
+    review: Review | None = None
 
 
 LABELS = {
@@ -77,6 +108,16 @@ LABELS = {
         "shown_all": "共 {shown} 组，全部显示。", "legend_added": "新增或改动", "legend_removed": "删去",
         "legend": "每行与本组首行（最早的一行）逐字比较。",
         "truncated": "……（全文见导出）", "footer": "由 dedup-pipeline 生成，离线可用。",
+        "review": "审核", "decisions": "审核决定", "precision": "规则的准确率",
+        "precision_of": "{share}（95% 置信区间 {low}–{high}，{decided} 对中 {same} 对）",
+        "precision_none": "规则找出的相似对尚未审核",
+        "queue_share": "待定项中确为重复的比例", "queue_of": "{share}（{decided} 项中 {same} 项）",
+        "queue_none": "待定项尚未审核", "open_items": "待审核项",
+        "open_hint": "{n} 项：用 dedup-pipeline serve 审核，或用 dedup-pipeline report --possible 导出",
+        "stale": "已过期的决定", "stale_hint": "{n} 个：决定后行已改动，不再适用",
+        "no_decisions": "尚无审核决定。", "same": "相同", "different": "不同",
+        "confirmed_by": "已确认（{name}）", "by_reviewer": "人工确认", "stale_mark": "决定已过期",
+        "note": "：{note}", "more_stale": "另有 {n} 个", "decided_as": "{verdict}（{by}）",
     },
     "en": {
         "html_lang": "en", "title": "Duplicate petitions report", "summary": "Summary",
@@ -100,6 +141,16 @@ LABELS = {
         "legend_removed": "removed",
         "legend": "each row compared character by character with the group's first (earliest) row.",
         "truncated": "… (full text in the exports)", "footer": "Made by dedup-pipeline; works offline.",
+        "review": "Review", "decisions": "Decisions", "precision": "The rule's precision",
+        "precision_of": "{share} (95% interval {low}–{high}; {same} of {decided} pairs)",
+        "precision_none": "none of the rule's pairs decided yet",
+        "queue_share": "Queue items that were duplicates", "queue_of": "{share} ({same} of {decided} items)",
+        "queue_none": "no queue item decided yet", "open_items": "Open queue items",
+        "open_hint": "{n}: review them with dedup-pipeline serve, or export them with dedup-pipeline report --possible",
+        "stale": "Stale decisions", "stale_hint": "{n}: a row changed since, so they no longer apply",
+        "no_decisions": "No decisions yet.", "same": "same", "different": "different",
+        "confirmed_by": "confirmed by {name}", "by_reviewer": "confirmed", "stale_mark": "decision stale",
+        "note": ": {note}", "more_stale": "{n} more", "decided_as": "{verdict} ({by})",
     },
 }
 
@@ -118,7 +169,8 @@ def render_html(data: ReportData, lang: str = "zh", top: int = 200) -> str:
     index = [_group_index(data, n, ids, days, t) for n, ids in shown]
     script, style = _asset("report.js"), _asset("report.css")
     return _env().get_template("report.html.j2").render(
-        t=t, summary=_summary(data, groups), settings=_settings_view(data.settings),
+        t=t, summary=_summary(data, groups), review=_review_view(data.review, t),
+        settings=_settings_view(data.settings),
         charts=_charts(data, groups, days, t), columns=_column_names(data),
         groups=[_group_view(data, n, ids, days, within.get(n, []), t) for n, ids in shown],
         index=index, categories=sorted({c for g in index for c in g["cats"]}),
@@ -168,6 +220,72 @@ def _summary(data: ReportData, groups: list[tuple[int, Sequence[Any]]]) -> dict[
         "mean_size": f"{statistics.fmean(sizes):.1f}" if sizes else "—", "pairs": len(data.pairs),
         "computed_at": computed.strftime("%Y-%m-%d %H:%M") + (f" {computed.tzname()}" if computed.tzinfo else ""),
     }
+
+
+def _review_view(review: Review | None, t: Mapping[str, str]) -> dict[str, Any] | None:
+    """The summary's review section: each figure as a line of text, the stale decisions
+    listed; None: no section."""
+    if review is None:
+        return None
+    stale = [(pair, d) for pair, d in review.last.items() if d.stale]
+    return {"decisions": review.decisions,
+            "lines": [(t["decisions"], f"{review.decisions:,}"), (t["precision"], _precision(review.precision, t)),
+                      (t["queue_share"], _queue_share(review.precision, t)),
+                      (t["open_items"], _count(review.open_items, t["open_hint"])),
+                      (t["stale"], _count(len(stale), t["stale_hint"]))],
+            "stale": [(str(a), str(b), _verdict(d, t)) for (a, b), d in stale[:MAX_PAIRS_SHOWN]],
+            "more_stale": max(0, len(stale) - MAX_PAIRS_SHOWN)}
+
+
+def _count(n: int, hint: str) -> str:
+    """A count, said with what to know of it (`hint`) when it is not 0."""
+    return hint.format(n=f"{n:,}") if n else "0"
+
+
+def _verdict(decided: PairDecision, t: Mapping[str, str]) -> str:
+    """What was decided of a pair, by whom: 相同（王芳：集体信访）."""
+    return t["decided_as"].format(verdict=t["same" if decided.same else "different"], by=_by(decided, t))
+
+
+def _precision(p: Precision, t: Mapping[str, str]) -> str:
+    """The rule's precision on its pairs decided, with its 95% interval, as text."""
+    if not p.decided:
+        return t["precision_none"]
+    return t["precision_of"].format(share=_percent(p.confirmed / p.decided), low=_percent(p.low),
+                                    high=_percent(p.high), same=f"{p.confirmed:,}", decided=f"{p.decided:,}")
+
+
+def _queue_share(p: Precision, t: Mapping[str, str]) -> str:
+    """The share of the queue's items decided that were duplicates, as text."""
+    if not p.queue_decided:
+        return t["queue_none"]
+    return t["queue_of"].format(share=_percent(p.queue_same / p.queue_decided), same=f"{p.queue_same:,}",
+                                decided=f"{p.queue_decided:,}")
+
+
+def _percent(x: float) -> str:
+    """A share as the review shows it, to a tenth of a percent: 97.5%."""
+    return f"{x:.1%}"
+
+
+def _by(decided: PairDecision, t: Mapping[str, str]) -> str:
+    """Who decided, and the note when there is one: 王芳：集体信访."""
+    return decided.reviewer + (t["note"].format(note=decided.note) if decided.note else "")
+
+
+def _decided(data: ReportData, a: Any, b: Any) -> PairDecision | None:
+    """The last decision about the pair (a, b), if any."""
+    return data.review.last.get(pair_key(a, b)) if data.review else None
+
+
+def _mark(decided: PairDecision | None, t: Mapping[str, str]) -> tuple[str, str]:
+    """(kind, text) of what reviewers decided of a pair shown: confirmed (by whom), or a
+    stale decision (which no longer applies); else nothing."""
+    if decided is not None and decided.stale:
+        return "stale", t["stale_mark"]
+    if decided is not None and decided.same:
+        return "confirmed", t["confirmed_by"].format(name=_by(decided, t))
+    return "", ""
 
 
 def _settings_view(settings: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
@@ -233,7 +351,8 @@ def _charts(data: ReportData, groups: list[tuple[int, Sequence[Any]]],
     if data.category_column:
         charts.append(bar_chart(t["by_category"], _by_category(data, groups, t)))
     charts.append(column_chart(t["group_sizes"], _size_bins([len(ids) for _, ids in groups])))
-    charts.append(column_chart(t["distances"], _distance_bins([p[2] for p in data.pairs])))
+    measured = [p[2] for p in data.pairs if p[2] != NOT_MEASURED]
+    charts.append(column_chart(t["distances"], _distance_bins(measured)))
     return charts
 
 
@@ -364,13 +483,14 @@ def _group_view(data: ReportData, number: int, ids: Sequence[Any], days: Mapping
             "short": [(_text(row.get(c)), k > 0 and _text(row.get(c)) != _text(base.get(c)))
                       for c in data.short_columns],
             "segments": diff_segments(base_text, shown_text) if k else [("same", shown_text)],
-            "truncated": len(text) > TEXT_LIMIT, "distance": "" if k == 0 else _fmt(to_base.get(rid)),
+            "truncated": len(text) > TEXT_LIMIT, "distance": "" if k == 0 else _distance(to_base.get(rid), t),
         })
     latest = _latest(ids, days)
     return {"number": number, "size": len(ids), "rows": view_rows, "more_rows": len(ids) - len(rows),
             "latest": latest.isoformat() if latest else "",
             "categories": sorted({_category(data, i, t) for i in ids}) if data.category_column else [],
-            "pairs": [(str(a), str(b), _fmt(d)) for a, b, d in group_pairs[:MAX_PAIRS_SHOWN]],
+            "pairs": [(str(a), str(b), _fmt(d), *_mark(_decided(data, a, b), t))
+                      for a, b, d in group_pairs[:MAX_PAIRS_SHOWN]],
             "more_pairs": max(0, len(group_pairs) - MAX_PAIRS_SHOWN)}
 
 
@@ -417,8 +537,15 @@ def _when(value: Any) -> str:
     return text[:16].replace("T", " ") if _day(value) and len(text) > 10 else text
 
 
+def _distance(distance: Any, t: Mapping[str, str]) -> str:
+    """A row's distance to its group's first row: a number, or that a reviewer made them a
+    pair (the rule did not measure it)."""
+    return t["by_reviewer"] if distance == NOT_MEASURED else _fmt(distance)
+
+
 def _fmt(distance: Any) -> str:
-    if distance is None:
+    """A distance as text; "—" when there is none or the rule did not measure it."""
+    if distance is None or distance == NOT_MEASURED:
         return "—"
     return f"{distance:g}" if isinstance(distance, float) else str(distance)
 
