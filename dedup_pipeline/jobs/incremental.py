@@ -24,6 +24,7 @@ from ..store.index import BlockStore, Record, batched, open_store
 MODES = ("exists", "all")
 _CHUNK = 2000
 RESTORED = 20_000  # restored sketches kept
+STALE = Verdict(same=False, stale=True)  # as no decision: the rule's to settle
 
 
 class Looked(NamedTuple):
@@ -95,18 +96,18 @@ class Incremental:
 
     def checked(self, row: Mapping[str, Any] | str, mode: str = "all", exclude: Any = None) -> Checked:
         """`check`, with the stored rows the rule cannot settle beside it (`possible`)."""
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        looked = self.decide({exclude: self.probe(row)})
-        similar, possible = (_nearest(pairs, [exclude])[exclude] for pairs in (looked.pairs, looked.possible))
-        return Checked(similar[:1] if mode == "exists" else similar, possible)
+        return self._checked(self.probe(row), mode, exclude)
 
     def similar(self, probe: Any, mode: str = "all", exclude: Any = None) -> list[Match]:
         """Stored rows similar to a probe: read its blocks, confirm each candidate."""
+        return self._checked(probe, mode, exclude).similar
+
+    def _checked(self, probe: Any, mode: str, exclude: Any) -> Checked:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        found = self.similar_many({exclude: probe})[exclude]
-        return found[:1] if mode == "exists" else found
+        looked = self.decide({exclude: probe})
+        similar, possible = (_nearest(pairs, [exclude])[exclude] for pairs in (looked.pairs, looked.possible))
+        return Checked(similar[:1] if mode == "exists" else similar, possible)
 
     def similar_many(self, probes: Mapping[Any, Any]) -> dict[Any, list[Match]]:
         """{row id: stored rows similar to its probe, nearest first, never itself}, with one
@@ -139,14 +140,14 @@ class Incremental:
             wanted = {ids[n] for n in np.flatnonzero(decided.centre).tolist()}
         copies = [[ids[m] for m in members] for members in copy_classes(decided.original) if focus[members].any()]
         pairs, linked = _as_pairs(decided, ids, copies, probes)
-        # every row a pair decided here holds: a focused decision gives the pairs of rows
-        # around the probes too, and a worker writes those
+        # the verdicts of every pair decided here: a focused decision gives pairs of the rows
+        # around the probes too, and a worker writes them
         rows = {row for pair in [*pairs, *linked] for row in pair} | set(probes)
         verdicts = self.verdicts(sorted(rows - {None}, key=_id_order)) if self.verdicts else {}
         pairs, confirmed = obey(pairs, verdicts)
         i, j, d = decided.possible
         possible = {(ids[a], ids[b]): x for a, b, x in zip(i.tolist(), j.tolist(), d.tolist())
-                    if pair_key(ids[a], ids[b]) not in verdicts}
+                    if verdicts.get(pair_key(ids[a], ids[b]), STALE).stale}
         return Looked(pairs, obey(linked, verdicts)[0], seen, copies, frozenset(confirmed), possible)
 
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
