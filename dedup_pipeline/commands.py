@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .jobs.batch import BatchResult
     from .jobs.incremental import Checked, Match
+    from .sql.decisions import Precision
     from .jobs.spark import SparkResult
     from .sql.source import SqlSource
 
@@ -485,40 +486,14 @@ def queue(config: Config, limit: int | None = None) -> list[QueueItem]:
         return [QueueItem(i.kind, i.rows, i.distance, i.rows[-1]) for i in open_items(source)[:limit]]
 
 
-class Precision(NamedTuple):
-    """What the reviewers' decisions tell of the rule on this table: of the rule's pairs
-    decided, how many were the same (with a 95% Wilson interval), and of the queue's."""
-
-    confirmed: int
-    decided: int
-    low: float
-    high: float
-    queue_same: int
-    queue_decided: int
-
-
 def precision(config: Config) -> Precision:
     """The rule's precision on the pairs reviewers decided, and the share of queue items
-    that were duplicates, from the standing decisions (what the pipeline proposed when each
-    was made)."""
+    that were duplicates (sql.decisions.precision)."""
     from .sql import decisions
     from .sql.source import SqlSource
 
     with SqlSource(config) as source:
-        last = {d.pair: d for d in (decisions.every(source) if decisions.exists(source) else [])}
-    auto = [d for d in last.values() if d.proposed == "auto"]
-    items = {d.act: d.verdict == "same" for d in last.values() if d.proposed == "possible"}  # a group's pairs: one act
-    same = sum(d.verdict == "same" for d in auto)
-    return Precision(same, len(auto), *wilson(same, len(auto)), sum(items.values()), len(items))
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of k successes in n (95% by default); (0, 1) when n is 0."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre, half = p + z * z / (2 * n), z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5
-    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
+        return decisions.precision(decisions.every(source) if decisions.exists(source) else [])
 
 
 # ---------------------------------------------------------------- the review console: serve, reviewer

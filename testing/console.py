@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.commands import Precision, QueueItem, wilson
+from dedup_pipeline.commands import QueueItem
+from dedup_pipeline.sql.decisions import Precision, wilson
 from dedup_pipeline.console.desk import Columns, Counts
 from dedup_pipeline.errors import InputError
 from dedup_pipeline.sql.reviewers import hash_password, verify

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.console import guard
-from dedup_pipeline.commands import wilson
+from dedup_pipeline.sql.decisions import wilson
 from dedup_pipeline.sql import reviewers
 from dedup_pipeline.sql.decisions import Decision
 from testing.console import INJECTED

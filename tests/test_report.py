@@ -19,6 +19,7 @@ from dedup_pipeline import commands
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.report.render import (ReportData, Review, diff_segments, groups_table, pairs_table,
                                           render_html, write_csv, write_jsonl)
+from dedup_pipeline.sql import decisions
 from dedup_pipeline.store.index import open_store
 from testing.report_data import synthetic
 
@@ -303,14 +304,14 @@ def test_the_review_section_gives_the_rules_precision_measured_by_the_decisions(
     first, second, third = sorted(pairs)[:3]
     for pair, same in [(first, True), (second, True), (third, False)]:
         commands.decide(config, *pair, same=same, by="王芳")
-    low, high = commands.wilson(2, 3)
+    low, high = decisions.wilson(2, 3)
     section = review_section(report_of(config, tmp_path))
     assert "审核决定</dt><dd>3<" in section
     assert f"66.7%（95% 置信区间 {low:.1%}–{high:.1%}，3 对中 2 对）" in section
 
 
 def test_the_review_section_gives_the_queues_share_of_duplicates_and_points_to_its_open_items():
-    review = Review(decisions=2, last={}, precision=commands.Precision(0, 0, 0.0, 1.0, 1, 2), open_items=1234)
+    review = Review(decisions=2, last={}, precision=decisions.Precision(0, 0, 0.0, 1.0, 1, 2), open_items=1234)
     section = review_section(render_html(data(review=review)))
     assert "待定项中确为重复的比例</dt><dd>50.0%（2 项中 1 项）" in section
     assert "待审核项</dt><dd>1,234 项：用 dedup-pipeline serve 审核，或用 dedup-pipeline report --possible 导出" in section

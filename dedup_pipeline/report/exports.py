@@ -9,7 +9,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import commands
 from ..config import Config
 from .render import PairDecision, ReportData, Review, groups_table, render_html, write_csv, write_jsonl
 from ..core.decision import AUTO, CONFIRMED, Verdict, obey
@@ -74,7 +73,7 @@ def _review(config: Config, source: SqlSource, found: Obeyed) -> Review | None:
     if found.decided is None:
         return None
     last = {d.pair: d for d in found.decided}
-    return Review(decisions=len(found.decided), precision=commands.precision(config),
+    return Review(decisions=len(found.decided), precision=decisions.precision(found.decided),
                   open_items=len(open_items(source)),
                   last={pair: PairDecision(last[pair].reviewer, last[pair].note, v.same, v.stale)
                         for pair, v in found.verdicts.items()})

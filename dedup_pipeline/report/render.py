@@ -31,7 +31,7 @@ from markupsafe import Markup
 from ..core.decision import NOT_MEASURED, pair_key
 
 if TYPE_CHECKING:
-    from ..commands import Precision
+    from ..sql.decisions import Precision
 
 MAX_ROWS_SHOWN = 30  # rows of one group on the page; the exports hold all
 MAX_PAIRS_SHOWN = 40  # pairs listed under one group
@@ -57,7 +57,7 @@ class PairDecision(NamedTuple):
 class Review:
     """What reviewers decided: how many decisions, each decided pair's last one (`last`,
     keyed by core.decision.pair_key), the rule's precision they measure (as
-    commands.precision gives it) and the queue's items still open."""
+    sql.decisions.precision gives it) and the queue's items still open."""
 
     decisions: int
     last: Mapping[tuple[Any, Any], PairDecision]

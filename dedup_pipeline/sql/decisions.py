@@ -13,7 +13,7 @@ import json
 import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import sqlalchemy as sa
 
@@ -245,6 +245,37 @@ def parse(lines: Iterable[str], name: str) -> Iterator[Decision]:
         except (KeyError, ValueError, TypeError, json.JSONDecodeError) as e:
             raise InputError(f"{name}: decision {n} cannot be read ({type(e).__name__}: {e}); "
                              f"give a file `decisions --format csv|jsonl` wrote") from None
+
+
+class Precision(NamedTuple):
+    """What the reviewers' decisions tell of the rule on this table: of the rule's pairs
+    decided, how many were the same (with a 95% Wilson interval), and of the queue's items."""
+
+    confirmed: int
+    decided: int
+    low: float
+    high: float
+    queue_same: int
+    queue_decided: int
+
+
+def precision(decided: Iterable[Decision]) -> Precision:
+    """The rule's precision and the queue's share of duplicates, from the last decision of
+    each pair (what the pipeline proposed when it was made); a group decided is one item."""
+    last = {d.pair: d for d in decided}
+    auto = [d for d in last.values() if d.proposed == "auto"]
+    items = {d.act: d.verdict == SAME for d in last.values() if d.proposed == "possible"}
+    same = sum(d.verdict == SAME for d in auto)
+    return Precision(same, len(auto), *wilson(same, len(auto)), sum(items.values()), len(items))
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of k successes in n (95% by default); (0, 1) when n is 0."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre, half = p + z * z / (2 * n), z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
 
 
 def _kept(d: Decision) -> dict[str, Any]:
