@@ -134,6 +134,24 @@ def test_a_check_obeys_the_decisions_about_the_row_checked(table):
         assert b not in found and c in found
 
 
+def test_two_copies_of_one_text_decided_different_are_no_pair_to_the_batch_nor_to_check(table):
+    rows, config, path = table
+    by_id = {row["id"]: row for row in rows}
+    with open_store(config) as store:
+        later = max(by_id) + 1
+        copy = {**by_id[rows[0]["id"]], "id": later, "name": "另一人", "phone": "13000000000", "address": "别处"}
+        write_sqlite(rows + [copy], path)
+        batch(config, store)
+        first = rows[0]["id"]
+        commands.decide(config, first, later, same=False, by="王芳")
+        _, pairs, _ = batch(config, store)
+        with SqlSource(config) as source:
+            index = Incremental(store, config)
+            index.verdicts = decisions.reader(source)
+            found = [m.row for m in index.check(copy, exclude=later)]
+        assert (first, later) not in pairs and first not in found
+
+
 def test_rows_decided_one_petition_are_one_group(table):
     rows, config, path = table
     with open_store(config) as store:

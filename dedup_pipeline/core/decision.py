@@ -145,22 +145,27 @@ def _sorted(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> Pairs:
 
 def obey(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, Any], Verdict]
          ) -> tuple[dict[tuple[Any, Any], float], set[tuple[Any, Any]]]:
-    """The pairs ({(a, b): distance}, a before b by `pair_key`) as reviewers decided them,
-    and those a reviewer confirmed: a pair decided different is dropped, one decided the same
-    kept or made (at NOT_MEASURED when the rule does not pair it); a stale verdict (a row
-    changed since) leaves the pair to the rule."""
-    out = dict(pairs)
-    confirmed = set()
-    for pair, verdict in verdicts.items():
-        if verdict.stale:
-            continue
-        if not verdict.same:
-            out.pop(pair, None)
-            continue
-        out.setdefault(pair, NOT_MEASURED)
-        confirmed.add(pair)
+    """The pairs ({(a, b): distance}, either way round) as reviewers decided them ({pair_key:
+    Verdict}), and those a reviewer confirmed, keyed as given: a pair decided different is
+    dropped, one decided the same kept or made (at NOT_MEASURED when the rule does not pair
+    it); a stale verdict (a row changed since) leaves the pair to the rule."""
+    standing = {pair: verdict for pair, verdict in verdicts.items() if not verdict.stale}
+    if not standing:
+        return dict(pairs), set()
+    out, confirmed, given = {}, set(), set()
+    for (a, b), distance in pairs.items():
+        key = pair_key(a, b)
+        given.add(key)
+        verdict = standing.get(key)
+        if verdict is None or verdict.same:
+            out[a, b] = distance
+            if verdict is not None:
+                confirmed.add((a, b))
+    for pair, verdict in standing.items():
+        if verdict.same and pair not in given:
+            out[pair] = NOT_MEASURED
+            confirmed.add(pair)
     return out, confirmed
-
 
 
 def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, near: tuple[np.ndarray, np.ndarray],
