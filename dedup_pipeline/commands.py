@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .jobs.batch import BatchResult
     from .jobs.incremental import Checked, Match
     from .sql.decisions import Precision
+    from .sql.queue import Item
     from .jobs.spark import SparkResult
     from .sql.source import SqlSource
 
@@ -409,15 +410,12 @@ def _follow(source: Any, made: list) -> None:
         table = matchtable.reflect(conn)
         if table is None:
             return
-        different = [d.pair for d in made if d.verdict == "different"]
-        matchtable.forget_pairs(conn, table, different)
+        matches = matchtable.SqlMatches(conn, table, matchtable.BATCH)
+        matches.forget_pairs([d.pair for d in made if d.verdict == "different"])
         held = {(a, b): x for a, b, x in conn.execute(sa.select(table.c.row_id, table.c.similar_id, table.c.distance)
                                                        .where(table.c.row_id.in_([d.row_id for d in made])))}
         same = [(d.row_id, d.other_id, held.get(d.pair, NOT_MEASURED)) for d in made if d.verdict == "same"]
-        rows = matchtable.both_directions(same, matchtable.BATCH, frozenset((a, b) for a, b, _ in same))
-        if "status" not in table.c:
-            rows = [{k: v for k, v in r.items() if k != "status"} for r in rows]
-        matchtable.upsert(conn, table, rows)
+        matches.write(same, frozenset((a, b) for a, b, _ in same))
 
 
 def history(config: Config, first: Any, second: Any) -> list:
@@ -456,8 +454,8 @@ def decisions_import(config: Config, path: str) -> int:
         raise InputError(f"cannot read {path}: {e}") from None
     with SqlSource(config) as source:
         typed = _id_type(source)
-        read = [d for d in decisions.parse(lines, path)]
-        made = [dataclasses.replace(d, row_id=typed(d.row_id), other_id=typed(d.other_id)) for d in read]
+        made = [dataclasses.replace(d, row_id=typed(d.row_id), other_id=typed(d.other_id))
+                for d in decisions.parse(lines, path)]
         return len(decisions.write(source, made))
 
 
@@ -468,22 +466,13 @@ def _id_type(source: Any) -> Callable[[Any], Any]:
     return int if isinstance(source.id_column.type, sa.Integer) else (lambda x: x)
 
 
-class QueueItem(NamedTuple):
-    """One thing for a reviewer: a possible pair, or the rows of one form letter."""
-
-    kind: str  # "pair" or "group"
-    rows: list
-    distance: float  # the nearest two of its rows (1 − similarity, or Hamming bits)
-    newest: Any  # its last row in id order
-
-
-def queue(config: Config, limit: int | None = None) -> list[QueueItem]:
+def queue(config: Config, limit: int | None = None) -> list[Item]:
     """What the rule cannot settle, most in need of a person first (sql.queue.open_items)."""
     from .sql.queue import open_items
     from .sql.source import SqlSource
 
     with SqlSource(config) as source:
-        return [QueueItem(i.kind, i.rows, i.distance, i.rows[-1]) for i in open_items(source)[:limit]]
+        return open_items(source)[:limit]
 
 
 def precision(config: Config) -> Precision:

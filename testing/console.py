@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.commands import QueueItem
+from dedup_pipeline.sql.queue import Item
 from dedup_pipeline.sql.decisions import Precision, wilson
 from dedup_pipeline.console.desk import Columns, Counts
 from dedup_pipeline.errors import InputError
@@ -52,9 +52,8 @@ class FakeDesk:
     def authenticate(self, name: str, password: str) -> bool:
         return verify(password, self.passwords.get(name))
 
-    def queue(self) -> list[QueueItem]:
-        items = [QueueItem("pair", [1, 2], 0.2, 2), QueueItem("pair", [3, 4], 0.3, 4),
-                 QueueItem("group", [4, 5, 6], 0.4, 6)]
+    def queue(self) -> list[Item]:
+        items = [Item([1, 2], 0.2), Item([3, 4], 0.3), Item([4, 5, 6], 0.4)]
         done = {tuple(r.rows) for r in self.decided}
         return [item for item in items if tuple(item.rows) not in done]
 

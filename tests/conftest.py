@@ -16,6 +16,17 @@ from testing.labelled import generate, write_sqlite
 from testing.mariadb import MariaDB
 
 
+@pytest.fixture(scope="module")
+def spark():
+    """A local PySpark session on both cores (Java 17), for `batch --engine spark`."""
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("dedup-pipeline tests")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    yield session
+    session.stop()
+
+
 @pytest.fixture
 def labelled_in_memory(tmp_path):
     """The labelled petition set (600 rows) as an SQLite table, configured with the in-memory
@@ -169,7 +180,7 @@ def signed_in(console_app):
 
 
 SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_url", "mysql_url", "mariadb_binlog",
-                   "binlog_url", "run", "browser"}
+                   "binlog_url", "run", "browser", "spark"}
 
 
 def pytest_configure(config):

@@ -104,16 +104,6 @@ def test_check_on_the_servers_lists_a_pair_decided_the_same_and_not_one_decided_
 # -- Spark
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("test_decisions_servers")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
-    yield session
-    session.stop()
-
-
 def test_a_spark_batch_obeys_the_decisions_as_the_local_batch_does(spark, tmp_path, mongo_uri, mongo_client):
     path = write_sqlite(generate(ROWS, seed=5).rows, tmp_path / "petition.sqlite")
     data = tomllib.loads(default_config_text())

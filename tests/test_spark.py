@@ -26,16 +26,6 @@ COPY_EVERY = 20  # every 20th row of the copies' table carries the text of row 2
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("test_spark")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
 def quality(tmp_path_factory):
     """The labelled quality set (testing/labelled.py) as an SQLite petition table."""
     rows = generate(ROWS, seed=11).rows

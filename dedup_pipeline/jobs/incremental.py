@@ -14,11 +14,11 @@ import numpy as np
 
 from ..config import Config
 from ..core.features import content_hash
-from ..core.decision import Decided, Verdict, obey, pair_key
+from ..core.decision import Decided, Verdict, id_order, obey, pair_key
 from ..core.pairs import copy_classes
 from ..core.schemes import scheme_of
 from ..sql import decisions
-from ..sql.source import SqlSource, id_order
+from ..sql.source import SqlSource
 from ..store.index import BlockStore, Record, batched, open_store
 
 MODES = ("exists", "all")

@@ -19,7 +19,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from .. import killpoints
-from ..sql.source import id_order
+from ..core.decision import id_order
 
 if TYPE_CHECKING:
     from .incremental import Incremental, Looked

@@ -11,11 +11,11 @@ import numpy as np
 
 from ..config import Config
 from .render import PairDecision, ReportData, Review, groups_table, render_html, write_csv, write_jsonl
-from ..core.decision import AUTO, CONFIRMED, Verdict, obey
+from ..core.decision import AUTO, CONFIRMED, Verdict, id_order, obey
 from ..jobs.stages import groups_of
 from ..sql import decisions
 from ..sql.queue import open_items
-from ..sql.source import SqlSource, id_order
+from ..sql.source import SqlSource
 from ..store.index import StoreError, open_store
 
 

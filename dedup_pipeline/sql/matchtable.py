@@ -15,11 +15,11 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql, sqlite
 
 from ..config import Config
+from ..core.decision import AUTO, CONFIRMED  # dedup_match.status: the rule's pair, or a reviewer's
 from .source import SqlSource
 
 MATCH_TABLE = "dedup_match"
 INCREMENTAL, BATCH = "incremental", "batch"
-AUTO, CONFIRMED = "auto", "confirmed"  # dedup_match.status: the rule's pair, or a reviewer's
 CHUNK = 5000  # rows per INSERT statement
 DIGITS = 4  # a distance's decimals (1 - similarity is rounded to 4; a FLOAT column holds about 7 digits)
 

@@ -31,6 +31,11 @@ class Item(NamedTuple):
     def kind(self) -> str:
         return "pair" if len(self.rows) == 2 else "group"
 
+    @property
+    def newest(self) -> Any:
+        """Its last row in id order."""
+        return self.rows[-1]
+
 
 def items_of(ids: Sequence, possible: Pairs) -> list[Item]:
     """The items of these possible pairs (positions in `ids`): the rows they connect, each

@@ -30,7 +30,7 @@ from sqlalchemy.engine import make_url
 
 from ..config import Config, ConfigError, mask_url
 from ..errors import DedupError
-from ..core.decision import id_order  # noqa: F401 (the order rows are read in, for callers)
+from ..core.decision import id_order
 from ..core.features import FeatureError, Field, value_text
 
 CONNECT_TIMEOUT_S = 5
