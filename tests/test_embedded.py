@@ -6,7 +6,7 @@ import pymongo
 import pytest
 from pymongo import UpdateOne
 
-from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, _stderr_held, free_port
+from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, _stderr_held, free_port, max_record_id
 
 
 def test_data_persists_across_stop_and_start(tmp_path):
@@ -124,3 +124,48 @@ def test_compact_gives_the_space_of_dropped_collections_back(tmp_path):
         assert data_bytes(tmp_path) < grown * 0.6
         assert db.generation3.count_documents({}) == 2000
         client.close()
+
+
+def test_a_restart_finds_the_largest_record_id_as_secantusdb_s_own_scan_does(tmp_path):
+    """A start seeks the largest RecordId a collection at a time (max_record_id) in place of
+    SecantusDB's walk over every document: the same answer with several collections in one
+    shard, the largest RecordId in neither its first nor its last, the last documents of
+    one deleted and another dropped."""
+    from secantus.storage import Storage, _doc_table_for
+
+    names = [f"c{n}" for n in range(200)]
+    shard = max({_doc_table_for("dedup", c) for c in names}, key=lambda t: sum(_doc_table_for("dedup", c) == t for c in names))
+    shared = sorted(c for c in names if _doc_table_for("dedup", c) == shard)[:4]
+    assert len(shared) == 4
+    with EmbeddedMongo().start(tmp_path) as mongo:
+        with pymongo.MongoClient(mongo.uri) as client:
+            client.other.c0.insert_one({"_id": 1})
+            for n, name in enumerate([shared[3], shared[0], shared[2], shared[1], *names[-5:]]):
+                client.dedup[name].insert_many([{"_id": i, "n": n} for i in range(5)])
+            client.dedup[shared[2]].drop()
+            client.dedup[shared[1]].insert_many([{"_id": i, "n": "last"} for i in range(5, 9)])
+            client.dedup[shared[1]].delete_many({"_id": {"$gte": 7}})
+    with EmbeddedMongo().start(tmp_path) as mongo:
+        storage = mongo._server.storage
+        assert Storage._scan_max_nat_seq is max_record_id  # what this start ran
+        assert max_record_id(storage) == _walked(storage) > 0
+        with pymongo.MongoClient(mongo.uri) as client:
+            client.dedup[shared[0]].insert_one({"_id": "after"})  # a RecordId minted after the largest
+            assert client.dedup[shared[0]].count_documents({}) == 6
+            assert client.dedup[shared[1]].count_documents({"n": "last"}) == 2
+
+
+def _walked(storage):
+    """The largest RecordId by SecantusDB's own walk over every document."""
+    from secantus.storage import _DOC_SHARDS, _doc_shard_name
+
+    largest = 0
+    for shard in range(_DOC_SHARDS):
+        cursor = storage._cursor_optional(_doc_shard_name(shard))
+        if cursor is None:
+            continue
+        cursor.reset()
+        while cursor.prev() == 0:
+            largest = max(largest, int(cursor.get_keys()[2]))
+        cursor.reset()
+    return largest
