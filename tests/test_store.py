@@ -220,12 +220,13 @@ def test_a_changed_row_is_one_write_and_the_guard(counted):
     assert commands.names == ["update", "update"]  # the row replaced; the pointer guard
 
 
-def test_a_lookup_is_four_finds(counted):
+def test_a_lookup_without_copies_is_three_finds(counted):
     store, commands = counted
     store.file([record(7, [70_007], content="new")])
+    store.remove(T, [9])
     commands.names.clear()
-    assert found(store, 8, 70_007) == [7, 8]
-    assert commands.names == ["find"] * 4  # fresh rows, buckets, rows removed, rows they name
+    assert found(store, 8, 9, 70_007) == [7, 8]
+    assert commands.names == ["find"] * 3  # fresh rows, buckets, rows they name
 
 
 def test_copies_in_the_buckets_are_read_as_one_document(counted):
@@ -236,7 +237,8 @@ def test_copies_in_the_buckets_are_read_as_one_document(counted):
     looked = store.lookup(T, {None: [1, 2]})
     assert sorted(looked) == list(range(5001))
     assert all(looked[n] == record(n, [1, 2], content="same") for n in range(5000))
-    assert commands.names == ["find"] * 4 and commands.documents <= 4  # a bucket, the removed log, 2 rows
+    # fresh rows, a bucket, its copies changed or removed (none), 2 rows
+    assert commands.names == ["find"] * 5 and commands.documents <= 4
 
 
 def test_a_copy_changed_or_removed_after_the_batch_is_no_copy_under_its_old_keys(store):
@@ -247,6 +249,21 @@ def test_a_copy_changed_or_removed_after_the_batch_is_no_copy_under_its_old_keys
     assert sorted(looked) == [0, 1, 2, 6, 7, 8, 9]
     assert store.lookup(T, {None: [2]})[4] == record(4, [2, 8], content="edited")
     assert sorted(store.lookup(T, {None: [7]})) == [3]
+
+
+def test_a_copy_changed_or_removed_by_a_version_that_kept_its_old_keys_is_no_copy_either(mongo_db):
+    """Documents of the version before `was`: a changed row's `fresh` held its old keys too,
+    a removed row was logged with its keys."""
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    build(store, [record(n, [1, 2], content="same") for n in range(10)])
+    mongo_db.rows.update_one({"_id": f"{T}:3"}, {"$set": {"keys": [7], "fresh": [7, 1, 2], "content": "changed"}})
+    mongo_db.rows.delete_one({"_id": f"{T}:5"})
+    mongo_db.removed.insert_one({"_id": f"{T}:5", "table": T, "row": 5, "n": 1, "keys": [1, 2]})
+    ensure_indexes(mongo_db)  # as every start does
+    store.file([record(3, [9], content="changed again")])
+    assert found(store, 1) == [0, 1, 2, 4, 6, 7, 8, 9]
+    assert found(store, 9) == [3]
 
 
 def test_unreachable_mongodb_fails_fast_naming_the_host_password_masked():

@@ -4,13 +4,13 @@ block value).
 
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": [<int64>, ...], "sketch": <bytes>,
-                    "fresh": [<int64>, ...]}
+                    "fresh": [<int64>, ...], "was": [<int64>, ...]}
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...],
                     "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
     changes:       {"_id": "petition:7", "table": "petition", "row": 7}
     removed:       {"_id": "petition:7", "table": "petition", "row": 7, "n": <times logged>,
-                    "keys": [<int64>, ...]}
+                    "prints": [<int64>, ...]}
 
 A row is one document, so every change of a row is one write, made whole or not at all:
 nothing is ever half-filed. A batch files the keys of every row in the bucket documents of
@@ -21,9 +21,12 @@ or the next batch) lists its keys in `fresh`, which a sparse index finds: the ap
 part that the next batch folds into its buckets. A lookup reads the fresh rows under its
 keys and the buckets of its keys, then one row the buckets name for each fingerprint they
 file beside it (copies share one: a collective petition's n rows cost one read). An entry
-is stale when its row changed or went since the batch: a changed row lists under `fresh`
-the keys the buckets still file it under, and a removed one is logged in `removed` with
-its keys, so the lookup finds both under its keys and skips their entries.
+is stale when its row changed or went since the batch. A row read alone shows it (another
+fingerprint, or no document); for the copies read as one, a changed row lists under `was`
+the fingerprint the buckets file it with, and a removed one is logged in `removed` with
+it, so the lookup finds both by the fingerprints of its copies and skips their entries.
+(A fingerprint, not the row's keys: SecantusDB writes an index entry in tens of
+microseconds, and a row has tens of keys.)
 
 The manifest lists what the batch filed, for the next one to write only what changed; it is
 written as the batch reads, before the rows it lists are filed, so that a batch killed
@@ -78,6 +81,7 @@ TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 HEARTBEAT_MS = 30_000
 FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often
 DUPLICATE_KEY = 11000
+UNKNOWN = 0  # the fingerprint logged for a row removed whose fingerprints are not known
 _MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 
@@ -116,7 +120,10 @@ def ensure_indexes(db: Any) -> None:
     """Create the indexes the store needs (of the rows filed, and removed, since the
     buckets were built, by key); idempotent, so it runs on every start and from `migrate`."""
     db[ROWS].create_index("fresh", sparse=True)
-    db[REMOVED].create_index("keys")
+    db[ROWS].create_index("was", sparse=True)
+    db[REMOVED].create_index("prints")
+    # a row logged removed by a version that logged its keys: skipped by every lookup
+    db[REMOVED].update_many({"prints": {"$exists": False}}, {"$set": {"prints": [UNKNOWN]}})
 
 
 @contextmanager
@@ -272,35 +279,40 @@ class MongoStore:
                 if keys.intersection(doc["keys"]):
                     found[doc["row"]] = _record(doc)
             filed = self._in_buckets(sorted(keys))
-            for row in spoken | (self._removed_under(table, sorted(keys)) if filed else set()):
+            for row in spoken:
                 filed.pop(row, None)
             found.update(self._as_filed(table, filed, keys))
         return found
 
     def _as_filed(self, table: str, filed: Mapping[Any, int | None], keys: set[int]) -> dict[Any, Record]:
         """The records of rows as the buckets file them ({row: its fingerprint there}, None
-        when unknown), rows neither fresh nor removed since: one document read for each
-        fingerprint; a class whose document read differs (changed meanwhile) read row by row."""
+        when unknown), rows not fresh under these keys: one document read for each
+        fingerprint, its copies changed or removed since left out; a class whose document
+        read differs (changed meanwhile) read row by row."""
         classes: dict[int | None, list] = {}
         for row, fingerprint in filed.items():
             classes.setdefault(fingerprint, []).append(row)
         one_by_one = classes.pop(None, [])
-        first = {min(rows, key=str): fingerprint for fingerprint, rows in classes.items()}
+        stale = self._stale_among(table, [fingerprint for fingerprint, rows in classes.items() if len(rows) > 1])
+        classes = {fingerprint: [r for r in rows if r not in stale] for fingerprint, rows in classes.items()}
+        first = {min(rows, key=str): fingerprint for fingerprint, rows in classes.items() if rows}
         read = self.records(table, sorted(first, key=str))
         out: dict[Any, Record] = {}
         for row, fingerprint in first.items():
-            record = read.get(row)
-            if record is None or to_int64(record.fingerprint) != fingerprint:
-                one_by_one += classes[fingerprint]
-            else:
-                out.update((other, record._replace(row=other)) for other in classes[fingerprint])
+            record, members = read.get(row), classes[fingerprint]
+            if record is not None and to_int64(record.fingerprint) == fingerprint:
+                out.update((other, record._replace(row=other)) for other in members)
+            elif len(members) > 1:
+                one_by_one += members
+            elif record is not None:  # a row alone, changed since: as it is now
+                out[row] = record
         out.update(self.records(table, sorted(one_by_one, key=str)))
         return {row: record for row, record in out.items()
                 if keys.intersection(to_int64(k) for k in record.keys)}
 
     def _fresh(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> Iterator[dict]:
-        """The fresh rows under these rows' keys (filed under them since the buckets, or
-        filed under them by the buckets and changed since), asked for a few rows at a time
+        """The fresh rows under these rows' keys (filed under them since the buckets), asked
+        for a few rows at a time
         and not those rows themselves: a batch files its rows before it looks, and
         SecantusDB checks every document it finds against the whole `$in` list, in Python."""
         keys: list[int] = []
@@ -310,14 +322,22 @@ class MongoStore:
             rows.append(row_key(table, row))
             if len(keys) >= IN_IDS or n == len(wanted) - 1:
                 yield from (doc for doc in self.rows.find({"fresh": {"$in": keys}, "_id": {"$nin": rows}},
-                                                          {"fresh": 0}) if doc["table"] == table)
+                                                          {"fresh": 0, "was": 0}) if doc["table"] == table)
                 keys, rows = [], []
 
-    def _removed_under(self, table: str, keys: list[int]) -> set:
-        """The rows of `table` removed since the buckets, under these keys: one find, the
-        log being short (a batch clears it)."""
-        return {d["row"] for d in self.db[REMOVED].find({"keys": {"$in": keys}}, {"table": 1, "row": 1})
-                if d["table"] == table}
+    def _stale_among(self, table: str, prints: list[int]) -> set:
+        """The rows of `table` changed or removed since the buckets filed them with one of
+        these fingerprints (`was`, `removed`)."""
+        if not prints:
+            return set()
+        stale = set()
+        for start in range(0, len(prints), IN_IDS):
+            part = prints[start:start + IN_IDS]
+            stale |= {d["row"] for d in self.rows.find({"was": {"$in": part}}, {"table": 1, "row": 1})
+                      if d["table"] == table}
+            stale |= {d["row"] for d in self.db[REMOVED].find({"prints": {"$in": [*part, UNKNOWN]}},
+                                                              {"table": 1, "row": 1}) if d["table"] == table}
+        return stale
 
     def _in_buckets(self, keys: list[int]) -> dict[Any, int | None]:
         """{row: its fingerprint, None where the buckets do not say} of the rows the live
@@ -341,7 +361,7 @@ class MongoStore:
         with _errors(self.where):
             ids = [row_key(table, r) for r in rows]
             return {d["row"]: _record(d) for start in range(0, len(ids), IN_IDS)
-                    for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"fresh": 0})}
+                    for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"fresh": 0, "was": 0})}
 
     def stored(self, table: str) -> Held:
         """What the store holds of `table`'s rows, for the next batch to write only what
@@ -427,18 +447,18 @@ class MongoStore:
         with _errors(self.where):
             self._follow()
             if trace:
-                under = self._keys_held(table, rows)
+                filed = self._prints_held(table, rows)
                 self.db[REMOVED].bulk_write([UpdateOne({"_id": row_key(table, r)}, {
                     "$set": {"table": table, "row": r}, "$inc": {"n": 1},
-                    "$addToSet": {"keys": {"$each": under.get(r, [])}}}, upsert=True) for r in rows])
+                    "$addToSet": {"prints": {"$each": filed.get(r, [])}}}, upsert=True) for r in rows])
             return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows], log=not batch)
 
-    def _keys_held(self, table: str, rows: Sequence) -> dict[Any, list[int]]:
-        """{row: every key the store may file it under now} (its keys, and those the buckets
-        file it under when it changed since: `fresh`)."""
+    def _prints_held(self, table: str, rows: Sequence) -> dict[Any, list[int]]:
+        """{row: every fingerprint the live buckets may file it with} (its own, and the one
+        they filed when it changed since: `was`)."""
         ids = [row_key(table, r) for r in rows]
-        return {d["row"]: sorted({*d["keys"], *d.get("fresh", ())}) for start in range(0, len(ids), IN_IDS)
-                for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"row": 1, "keys": 1, "fresh": 1})}
+        return {d["row"]: sorted({d["fingerprint"], *d.get("was", ())}) for start in range(0, len(ids), IN_IDS)
+                for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"row": 1, "fingerprint": 1, "was": 1})}
 
     def remove_gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
         """Remove the rows a batch found gone from the table, `held` as `stored` gave them:
@@ -465,7 +485,7 @@ class MongoStore:
         """The fresh rows that the live buckets now hold as they are stored ({row: content
         hash} the batch filed): fresh no longer. A row changed since keeps `fresh`."""
         with _errors(self.where):
-            ops = [UpdateOne({"_id": doc["_id"], "content": doc["content"]}, {"$unset": {"fresh": ""}})
+            ops = [UpdateOne({"_id": doc["_id"], "content": doc["content"]}, {"$unset": {"fresh": "", "was": ""}})
                    for doc in self.rows.find({"fresh": {"$exists": True}}, {"table": 1, "row": 1, "content": 1})
                    if doc["table"] == table and bucketed.get(doc["row"]) == doc["content"]]
             return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
@@ -594,14 +614,19 @@ def _document(record: Record) -> dict:
 
 
 def _refiled(record: Record) -> UpdateOne:
-    """A row filed fresh in place of what the store held: under `fresh`, its keys and every
-    key the live buckets may still file it under (those of the document it replaces, or
-    that document's `fresh`), so that a lookup under an old key learns that it changed."""
+    """A row filed fresh in place of what the store held: its keys under `fresh`, and under
+    `was` the fingerprint the live buckets file it with (that of the document it replaces,
+    when the buckets hold that one), so that a lookup reading its copies as one learns that
+    it changed. A document a version before `was` made fresh keeps that version's `fresh`:
+    every key the buckets may file it under."""
     doc = {"_id": row_key(record.table, record.row), **_document(record)}
-    before = {"$ifNull": ["$fresh", {"$ifNull": ["$keys", []]}]}
+    keys = {"$literal": doc["keys"]}
+    older = {"$and": [{"$ne": [{"$type": "$fresh"}, "missing"]}, {"$eq": [{"$type": "$was"}, "missing"]}]}
+    filed = {"$cond": [{"$eq": [{"$type": "$fingerprint"}, "missing"]}, [], ["$fingerprint"]]}
     return UpdateOne({"_id": doc["_id"]}, [{"$replaceWith": {
         **{field: {"$literal": value} for field, value in doc.items()},
-        "fresh": {"$setUnion": [{"$literal": doc["keys"]}, before]}}}], upsert=True)
+        "fresh": {"$cond": [older, {"$setUnion": [keys, "$fresh"]}, keys]},
+        "was": {"$cond": [older, "$$REMOVE", {"$ifNull": ["$was", filed]}]}}}], upsert=True)
 
 
 def _record(doc: dict) -> Record:
