@@ -4,7 +4,7 @@ block value).
 
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": [<int64>, ...], "sketch": <bytes>,
-                    "fresh": [<int64>, ...], "was": [<int64>, ...]}
+                    "fresh": [<int64>, ..., "was <int64>"], "was": [<int64>]}
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...],
                     "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
@@ -23,10 +23,12 @@ keys and the buckets of its keys, then one row the buckets name for each fingerp
 file beside it (copies share one: a collective petition's n rows cost one read). An entry
 is stale when its row changed or went since the batch. A row read alone shows it (another
 fingerprint, or no document); for the copies read as one, a changed row lists under `was`
-the fingerprint the buckets file it with, and a removed one is logged in `removed` with
-it, so the lookup finds both by the fingerprints of its copies and skips their entries.
-(A fingerprint, not the row's keys: SecantusDB writes an index entry in tens of
-microseconds, and a row has tens of keys.)
+the fingerprint the buckets file it with (and in `fresh` as "was <fingerprint>", which the
+same index finds), and a removed one is logged in `removed` with it, so the lookup finds
+both by the fingerprints of its copies and skips their entries. A fingerprint, not the
+row's keys: SecantusDB writes an index entry in tens of microseconds, and a row has tens of
+keys; and one index, for each index slows every insert of a batch, even a sparse index that
+a batch's rows are not in.
 
 The manifest lists what the batch filed, for the next one to write only what changed; it is
 written as the batch reads, before the rows it lists are filed, so that a batch killed
@@ -120,7 +122,6 @@ def ensure_indexes(db: Any) -> None:
     """Create the indexes the store needs (of the rows filed, and removed, since the
     buckets were built, by key); idempotent, so it runs on every start and from `migrate`."""
     db[ROWS].create_index("fresh", sparse=True)
-    db[ROWS].create_index("was", sparse=True)
     db[REMOVED].create_index("prints")
     # a row logged removed by a version that logged its keys: skipped by every lookup
     db[REMOVED].update_many({"prints": {"$exists": False}}, {"$set": {"prints": [UNKNOWN]}})
@@ -312,9 +313,9 @@ class MongoStore:
 
     def _fresh(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> Iterator[dict]:
         """The fresh rows under these rows' keys (filed under them since the buckets), asked
-        for a few rows at a time
-        and not those rows themselves: a batch files its rows before it looks, and
-        SecantusDB checks every document it finds against the whole `$in` list, in Python."""
+        for a few rows at a time and not those rows themselves: a batch files its rows
+        before it looks, and SecantusDB checks every document it finds against the whole
+        `$in` list, in Python."""
         keys: list[int] = []
         rows: list[str] = []
         for n, (row, row_keys) in enumerate(wanted.items()):
@@ -333,8 +334,8 @@ class MongoStore:
         stale = set()
         for start in range(0, len(prints), IN_IDS):
             part = prints[start:start + IN_IDS]
-            stale |= {d["row"] for d in self.rows.find({"was": {"$in": part}}, {"table": 1, "row": 1})
-                      if d["table"] == table}
+            stale |= {d["row"] for d in self.rows.find({"fresh": {"$in": [_was(p) for p in part]}},
+                                                       {"table": 1, "row": 1}) if d["table"] == table}
             stale |= {d["row"] for d in self.db[REMOVED].find({"prints": {"$in": [*part, UNKNOWN]}},
                                                               {"table": 1, "row": 1}) if d["table"] == table}
         return stale
@@ -623,10 +624,17 @@ def _refiled(record: Record) -> UpdateOne:
     keys = {"$literal": doc["keys"]}
     older = {"$and": [{"$ne": [{"$type": "$fresh"}, "missing"]}, {"$eq": [{"$type": "$was"}, "missing"]}]}
     filed = {"$cond": [{"$eq": [{"$type": "$fingerprint"}, "missing"]}, [], ["$fingerprint"]]}
+    was = {"$ifNull": ["$was", filed]}
+    marks = {"$map": {"input": was, "in": {"$concat": [_was(""), {"$toString": "$$this"}]}}}
     return UpdateOne({"_id": doc["_id"]}, [{"$replaceWith": {
         **{field: {"$literal": value} for field, value in doc.items()},
-        "fresh": {"$cond": [older, {"$setUnion": [keys, "$fresh"]}, keys]},
-        "was": {"$cond": [older, "$$REMOVE", {"$ifNull": ["$was", filed]}]}}}], upsert=True)
+        "fresh": {"$cond": [older, {"$setUnion": [keys, "$fresh"]}, {"$setUnion": [keys, marks]}]},
+        "was": {"$cond": [older, "$$REMOVE", was]}}}], upsert=True)
+
+
+def _was(fingerprint: int | str) -> str:
+    """How `fresh` lists the fingerprint the buckets file a changed row with (int64)."""
+    return f"was {fingerprint}"
 
 
 def _record(doc: dict) -> Record:
