@@ -24,6 +24,7 @@ SMALL = {
     "quality": ["-m", "benchmarks.quality", "--rows", "300", "--methods", "ours: default,exact shingle Jaccard"],
     "report.py": ["benchmarks/report.py", "--rows", "2000", "--groups", "200"],
     "scale.py": ["benchmarks/scale.py", "--rows", "500", "--peer-rows", "500"],
+    "embedded_store.py": ["benchmarks/embedded_store.py", "--docs", "2000", "--changed", "200"],
     "scale.py --nights": ["benchmarks/scale.py", "--rows", "500", "--nights", "2", "--skip-peer"],
     "sketch.py": ["benchmarks/sketch.py", "--rows", "3000", "--repeat", "1"],
 }
