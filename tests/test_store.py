@@ -257,12 +257,15 @@ def test_a_copy_changed_or_removed_by_a_version_that_kept_its_old_keys_is_no_cop
     ensure_indexes(mongo_db)
     store = MongoStore(mongo_db)
     build(store, [record(n, [1, 2], content="same") for n in range(10)])
-    mongo_db.rows.update_one({"_id": f"{T}:3"}, {"$set": {"keys": [7], "fresh": [7, 1, 2], "content": "changed"}})
+    for row in (3, 6):
+        mongo_db.rows.update_one({"_id": f"{T}:{row}"}, {"$set": {"keys": [7], "fresh": [7, 1, 2], "content": "changed",
+                                                                   "fingerprint": 1000 + row}})
     mongo_db.rows.delete_one({"_id": f"{T}:5"})
     mongo_db.removed.insert_one({"_id": f"{T}:5", "table": T, "row": 5, "n": 1, "keys": [1, 2]})
     ensure_indexes(mongo_db)  # as every start does
     store.file([record(3, [9], content="changed again")])
-    assert found(store, 1) == [0, 1, 2, 4, 6, 7, 8, 9]
+    store.remove(T, [6])
+    assert found(store, 1) == [0, 1, 2, 4, 7, 8, 9]
     assert found(store, 9) == [3]
 
 

@@ -456,10 +456,13 @@ class MongoStore:
 
     def _prints_held(self, table: str, rows: Sequence) -> dict[Any, list[int]]:
         """{row: every fingerprint the live buckets may file it with} (its own, and the one
-        they filed when it changed since: `was`)."""
+        they filed when it changed since: `was`; UNKNOWN for a row a version before `was`
+        made fresh)."""
         ids = [row_key(table, r) for r in rows]
-        return {d["row"]: sorted({d["fingerprint"], *d.get("was", ())}) for start in range(0, len(ids), IN_IDS)
-                for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"row": 1, "fingerprint": 1, "was": 1})}
+        fields = {"row": 1, "fingerprint": 1, "was": 1, "fresh": 1}
+        return {d["row"]: sorted({d["fingerprint"], *d.get("was", [UNKNOWN] if "fresh" in d else [])})
+                for start in range(0, len(ids), IN_IDS)
+                for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, fields)}
 
     def remove_gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
         """Remove the rows a batch found gone from the table, `held` as `stored` gave them:
