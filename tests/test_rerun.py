@@ -127,6 +127,18 @@ def _env(extra):
     return {**{k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}, **extra}
 
 
+def test_a_re_run_does_not_remove_again_the_rows_an_earlier_night_removed(petition, config, mongo_db, mongo_client):
+    insert(petition, petition_rows(40))
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    sql(petition, "DELETE FROM petition WHERE id IN (3, 4)")
+    assert run_batch(config, MongoStore(mongo_db), processes=1).removed == 2
+    sql(petition, "DELETE FROM petition WHERE id = 5")
+    night = run_batch(config, MongoStore(mongo_db), processes=1)
+    assert night.removed == 1
+    assert sorted((d["row"], d["n"]) for d in mongo_db.removed.find()) == [(3, 1), (4, 1), (5, 1)]
+    assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
+
+
 @pytest.mark.parametrize("full", [False, True])
 def test_a_batch_does_not_replay_its_own_removals_and_the_next_full_one_clears_their_log(
         petition, config, mongo_db, full):

@@ -84,7 +84,10 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
                          added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
                          read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs, possible)
-    gone_ids = sorted({*(kept.ids[n] for n in gone.tolist()), *(held.rows.keys() - set(table.ids))}, key=str)
+    # what the store holds otherwise and the table has not, but for rows removed in an earlier night:
+    # the log keeps them until a full batch, and removing them again each night cost more each night
+    gone_ids = sorted({*(kept.ids[n] for n in gone.tolist()), *(held.rows.keys() - held.logged - set(table.ids))},
+                      key=str)
     result.obey(_go_live(config, store, run, found, gone_ids, state, folder))
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)

@@ -387,11 +387,14 @@ class MongoStore:
             for run in self.db[results.RUNS].find({"state": "building", "_id": {"$ne": self.building}}):
                 rows.update((row, CHANGED) for row, content in self._manifest(run["_id"])
                             if manifest is None or manifest.get(row) != content)
+            killed = set(rows)
             removed = list(self.db[REMOVED].find({"table": table}))
             rows.update((d["row"], CHANGED) for d in removed)
-            rows.update((d["row"], d["content"]) for d in self.rows.find(
-                {"fresh": {"$exists": True}}, {"table": 1, "row": 1, "content": 1}) if d["table"] == table)
-            return Held(rows, [(d["_id"], d["n"]) for d in removed])
+            fresh = {d["row"]: d["content"] for d in self.rows.find(
+                {"fresh": {"$exists": True}}, {"table": 1, "row": 1, "content": 1}) if d["table"] == table}
+            rows.update(fresh)
+            logged = frozenset(d["row"] for d in removed) - killed - fresh.keys()
+            return Held(rows, [(d["_id"], d["n"]) for d in removed], logged)
 
     def _manifest(self, run: str) -> Iterator[tuple[Any, str]]:
         for doc in self.db[results.named(MANIFEST, run)].find().sort("_id", 1):

@@ -105,10 +105,12 @@ class MemoryStore:
             if built["state"] == "building" and run != self.live["building"]:
                 rows.update((row, CHANGED) for row, content in self._manifest(run)
                             if manifest is None or manifest.get(row) != content)
+        killed = set(rows)
         removed = [(key, n) for key, n in self.removed.items() if key[0] == table]
         rows.update((row, CHANGED) for (_, row), _ in removed)
-        rows.update((row, self.held[t, row].content) for t, row in self.fresh_rows if t == table)
-        return Held(rows, removed)
+        fresh = {row: self.held[t, row].content for t, row in self.fresh_rows if t == table}
+        rows.update(fresh)
+        return Held(rows, removed, frozenset(row for (_, row), _ in removed) - killed - fresh.keys())
 
     def _manifest(self, run: str) -> Iterator[tuple[Any, str]]:
         parts = self.runs.get(run, {}).get("manifest", {})

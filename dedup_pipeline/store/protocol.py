@@ -28,11 +28,14 @@ class Record(NamedTuple):
 
 
 class Held(NamedTuple):
-    """{row: content hash} of what the store holds, and the `removed` log entries read
-    (each with the times it was logged, for `clear_removed`)."""
+    """{row: content hash} of what the store holds, the `removed` log entries read (each
+    with the times it was logged, for `clear_removed`), and the rows removed as logged
+    there: neither filed since nor listed by a batch killed since (a re-run has nothing
+    to remove of them)."""
 
     rows: dict[Any, str]
     removed: list[tuple[Any, int]]
+    logged: frozenset = frozenset()
 
 
 class BlockStore(Protocol):
