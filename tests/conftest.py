@@ -1,6 +1,7 @@
 """Shared fixtures: a real MongoDB wire-protocol server (embedded SecantusDB) and a real
 MariaDB (Debian's mariadb-server, managed by testing/mariadb.py)."""
 
+import signal
 import tomllib
 import uuid
 
@@ -186,6 +187,10 @@ SERVER_FIXTURES = {"mongo_uri", "mongo_client", "mongo_db", "mariadb", "mariadb_
 def pytest_configure(config):
     config.addinivalue_line("markers", "servers: starts a real MariaDB, MongoDB-protocol server, browser or "
                                        "process (`pytest -m 'not servers'`: the fast tier, about two minutes)")
+    # Ctrl-C as a terminal sends it, whoever started the run: a shell's `&` starts a command with
+    # SIGINT ignored, and the processes the tests interrupt with it would inherit that.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items):
