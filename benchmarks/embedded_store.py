@@ -13,10 +13,13 @@ the re-run and the worker, measured with pymongo and nothing of the pipeline but
 3. Start: the server stopped and started again on its folder, with SecantusDB's own search
    for the largest record id (a walk over every document) and with `max_record_id` (a seek
    per collection), each timed alone on the open store.
+4. Finds by `{"_id": {"$in": ids}}` of 1, 20, 100 and 500 random ids, with SecantusDB's own
+   comparison of each document found with every id, and with `_patch_in`'s set.
 
 Last line: insert_us_no_index= insert_us_fresh= insert_us_two= replace_us= replace_us_keys=
-replace_us_twice= entry_us= walk_ms= seek_ms= (µs per document; entry_us: the cost of one
-index entry, from the replace with twice the keys against the one with none)
+replace_us_twice= entry_us= walk_ms= seek_ms= find_ms= in_us_own= in_us_set= (µs per document;
+entry_us: the cost of one index entry, from the replace with twice the keys against the one
+with none; find_ms: a find of one id; in_us_own, in_us_set: µs per id of a find of 500)
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from bson import Binary
 from pymongo import ReplaceOne
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from secantus import query  # noqa: E402
 from secantus.storage import Storage  # noqa: E402
 
 WALK = Storage._scan_max_nat_seq  # SecantusDB's own, before EmbeddedMongo.start puts max_record_id there
@@ -90,6 +94,24 @@ def start_ms(folder: str) -> tuple[float, float]:
     return walked_ms, sought_ms
 
 
+def find_us(folder: str, docs: list[dict], ids: int) -> tuple[float, float]:
+    """µs per id of finds of `ids` random ids: SecantusDB's own comparison, and by set."""
+    rng = np.random.default_rng(2)
+    with EmbeddedMongo().start(folder) as mongo, pymongo.MongoClient(mongo.uri) as client:
+        by_set, spent = query._op_matches, []
+        for matcher in (by_set.own, by_set):
+            query._op_matches = matcher
+            finds = max(5, 2_000 // ids)
+            start = time.perf_counter()
+            for _ in range(finds):
+                wanted = [docs[n]["_id"] for n in rng.choice(len(docs), ids, replace=False).tolist()]
+                if len(list(client.d.rows.find({"_id": {"$in": wanted}}, {"_id": 1}))) != ids:
+                    raise SystemExit(f"a find of {ids} ids did not find them all")
+            spent.append((time.perf_counter() - start) / finds / ids * 1e6)
+        query._op_matches = by_set
+    return spent[0], spent[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=50_000)
@@ -114,11 +136,15 @@ def main() -> None:
               f"keys under fresh {replaced[args.keys]:.0f}, with {2 * args.keys} {replaced[2 * args.keys]:.0f} "
               f"({entry:.0f} µs an index entry)", flush=True)
         walked, sought = start_ms(folder)
+        finds = {ids: find_us(folder, docs, ids) for ids in (1, 20, 100, 500)}
+    for ids, (own, by_set) in finds.items():
+        print(f"a find of {ids} ids, µs an id: SecantusDB's own comparison {own:.0f}, by set {by_set:.0f}")
     print(f"the largest record id of {args.docs:,} documents: SecantusDB's walk {walked:.0f} ms, "
           f"max_record_id's seek {sought:.1f} ms")
     print(f"insert_us_no_index={inserts['no_index']:.0f} insert_us_fresh={inserts['fresh']:.0f} "
           f"insert_us_two={inserts['two']:.0f} replace_us={replaced[0]:.0f} replace_us_keys={replaced[args.keys]:.0f} "
-          f"replace_us_twice={replaced[2 * args.keys]:.0f} entry_us={entry:.1f} walk_ms={walked:.1f} seek_ms={sought:.2f}")
+          f"replace_us_twice={replaced[2 * args.keys]:.0f} entry_us={entry:.1f} walk_ms={walked:.1f} seek_ms={sought:.2f} "
+          f"find_ms={finds[1][1] / 1000:.2f} in_us_own={finds[500][0]:.0f} in_us_set={finds[500][1]:.0f}")
 
 
 if __name__ == "__main__":

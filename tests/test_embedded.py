@@ -1,4 +1,5 @@
 import os
+import random
 import subprocess
 import sys
 
@@ -169,3 +170,41 @@ def _walked(storage):
             largest = max(largest, int(cursor.get_keys()[2]))
         cursor.reset()
     return largest
+
+
+def test_in_and_nin_by_set_match_as_secantusdb_s_own_comparison_does(tmp_path):
+    from bson.decimal128 import Decimal128
+    from bson.int64 import Int64
+    from secantus import query
+
+    with EmbeddedMongo().start(tmp_path):
+        by_set = query._op_matches
+    assert by_set.own is not by_set  # the pinned SecantusDB is as the patch expects it
+    rng = random.Random(5)
+    scalars = [0, 1, 7, -3, Int64(7), Int64(2**40), 2**40, "7", "a", "was 7", "", True, False, 1.0, 7.0,
+               float("nan"), None, Decimal128("7")]
+
+    def value():
+        kind = rng.random()
+        if kind < 0.6:
+            return rng.choice(scalars)
+        if kind < 0.8:
+            return [value() for _ in range(rng.randrange(4))]
+        return query.MISSING if kind < 0.9 else {"a": rng.choice(scalars)}
+
+    for _ in range(3000):
+        values = [value() for _ in range(rng.randrange(1, 3))]
+        plain = [c for c in scalars if type(c) in (int, Int64, str)]
+        arg = rng.sample(plain, rng.randrange(5, len(plain))) + ([rng.choice(scalars)] if rng.random() < 0.2 else [])
+        for op in ("$in", "$nin"):
+            for descend in (True, False):
+                assert by_set(values, op, arg, descend=descend) == by_set.own(values, op, arg, descend=descend), \
+                    (values, op, arg, descend)
+
+
+def test_a_find_of_many_ids_answers_as_one_of_few(mongo_db):
+    mongo_db.rows.insert_many([{"_id": f"petition:{n}", "n": n, "keys": [n, n + 1]} for n in range(300)])
+    wanted = [f"petition:{n}" for n in range(0, 600, 2)]
+    assert sorted(d["n"] for d in mongo_db.rows.find({"_id": {"$in": wanted}})) == list(range(0, 300, 2))
+    assert sorted(d["n"] for d in mongo_db.rows.find({"keys": {"$in": list(range(100, 110))},
+                                                      "_id": {"$nin": wanted}})) == [99, 101, 103, 105, 107, 109]
