@@ -145,6 +145,7 @@ def follow(config: Config, settings: WatchSettings, handle_signals: bool = True)
                              f"`dedup-pipeline migrate --from binlog` first, then `dedup-pipeline batch`")
         refuse_settings(config, server)
         with open_incremental(config, source) as index:
+            index.ready()
             follower = Follower(config, settings, source, index, matches, position, failed, server)
             previous = follower.worker.handle_signals() if handle_signals else {}
             try:

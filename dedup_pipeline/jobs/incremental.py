@@ -81,6 +81,11 @@ class Incremental:
         longs = [f.name for f in config.fields if f.role == "long"]
         self.text_field = longs[0] if longs else config.fields[0].name
 
+    def ready(self) -> None:
+        """Load what the scheme loads when first used (its dictionaries, 0.3 s), so that a
+        worker's first rows do not wait for it."""
+        self.probe("投诉")
+
     def probe(self, row: Mapping[str, Any] | str) -> Any:
         """What the scheme compares a row (or a text, read as the first long field) by."""
         return self.scheme.probes([self._as_row(row)])[0]

@@ -112,6 +112,7 @@ def watch(config: Config, settings: WatchSettings, handle_signals: bool = True) 
             raise WatchError(f"{mask_url(config.source.url)} has no {OUTBOX_TABLE}: run `dedup-pipeline migrate` "
                              f"first (or, set up with `migrate --from binlog`, `dedup-pipeline watch --from binlog`)")
         with open_incremental(config, source) as index:
+            index.ready()
             worker = Worker(config, settings, source, index, worker_tables)
             previous = worker.handle_signals() if handle_signals else {}
             log.info("watching %s in %s as %s (batch size %d, poll %.3f s)", config.source.table,
