@@ -262,11 +262,31 @@ def test_a_copy_changed_or_removed_by_a_version_that_kept_its_old_keys_is_no_cop
                                                                    "fingerprint": 1000 + row}})
     mongo_db.rows.delete_one({"_id": f"{T}:5"})
     mongo_db.removed.insert_one({"_id": f"{T}:5", "table": T, "row": 5, "n": 1, "keys": [1, 2]})
+    mongo_db.format.delete_many({})  # a store the version before `was` made
     ensure_indexes(mongo_db)  # as every start does
     store.file([record(3, [9], content="changed again")])
     store.remove(T, [6])
     assert found(store, 1) == [0, 1, 2, 4, 7, 8, 9]
     assert found(store, 9) == [3]
+
+
+def test_rows_an_older_version_filed_fresh_are_found_fresh_after_the_upgrade(mongo_db):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    build(store, [record(n, [n]) for n in range(10)])
+    store.file([record(3, [30], content="new")])
+    mongo_db.rows.update_one({"_id": f"{T}:4"}, {"$set": {"fresh": [40], "keys": [40], "content": "older"}})
+    mongo_db.format.delete_many({})  # a store the version before FRESH made
+    ensure_indexes(mongo_db)
+    assert store.fresh(T) == {3, 4} and store.since(T).rows == {3: "new", 4: "older"}
+    assert found(store, 40) == [4]
+
+
+def test_a_store_brought_up_to_date_is_not_upgraded_again(mongo_db):
+    ensure_indexes(mongo_db)
+    mongo_db.rows.insert_one({"_id": f"{T}:1", "table": T, "row": 1, "fresh": [1]})
+    ensure_indexes(mongo_db)  # as every start does: the walk over the fresh rows is not made again
+    assert mongo_db.rows.find_one({"_id": f"{T}:1"})["fresh"] == [1]
 
 
 def test_unreachable_mongodb_fails_fast_naming_the_host_password_masked():

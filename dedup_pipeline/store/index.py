@@ -4,7 +4,7 @@ block value).
 
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": [<int64>, ...], "sketch": <bytes>,
-                    "fresh": [<int64>, ..., "was <int64>"], "was": [<int64>]}
+                    "fresh": [<int64>, ..., "was <int64>", "fresh"], "was": [<int64>]}
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...],
                     "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
@@ -17,8 +17,9 @@ nothing is ever half-filed. A batch files the keys of every row in the bucket do
 its generation, one per `bucket_bits`-bit bucket of the key (`bucket_bits` sized by the
 batch so that a document lists tens of entries: the documents written stay about one per
 row and a fraction, however many keys a row has). A row written since (by `watch`, `add`
-or the next batch) lists its keys in `fresh`, which a sparse index finds: the append-only
-part that the next batch folds into its buckets. A lookup reads the fresh rows under its
+or the next batch) lists its keys in `fresh`, which a sparse index finds, and "fresh", by
+which the next batch finds the fresh rows: the append-only part that it folds into its
+buckets. A lookup reads the fresh rows under its
 keys and the buckets of its keys, then one row the buckets name for each fingerprint they
 file beside it (copies share one: a collective petition's n rows cost one read). An entry
 is stale when its row changed or went since the batch. A row read alone shows it (another
@@ -71,7 +72,12 @@ from .memory import MemoryStore
 from .protocol import BlockStore as BlockStore  # the interface its users import from here
 from .protocol import CHANGED, Held, Record, Store, gone_logged, refused
 
-ROWS, BLOCKS, MANIFEST, SYNC, REMOVED = "rows", "blocks", "manifest", "sync", "removed"
+ROWS, BLOCKS, MANIFEST, SYNC, REMOVED, FORMAT = "rows", "blocks", "manifest", "sync", "removed", "format"
+VERSION = 2  # of the documents' format (FORMAT), brought up to date by ensure_indexes
+# In every fresh row's `fresh`, beside its keys: the rows filed since the buckets are found
+# by this one value, one index entry a row ({"fresh": {"$exists": true}} walks every entry,
+# one a key, in SecantusDB).
+FRESH = "fresh"
 IN_IDS = 100  # values per $in: a SecantusDB find costs 0.5 ms, and 40 µs a document (embedded._patch_in)
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 48  # entries a bucket document holds at least, on average, as the batch sizes them
@@ -120,11 +126,20 @@ def bucket_bits(entries: int) -> int:
 
 def ensure_indexes(db: Any) -> None:
     """Create the indexes the store needs (of the rows filed, and removed, since the
-    buckets were built, by key); idempotent, so it runs on every start and from `migrate`."""
+    buckets were built, by key), and bring documents of an older version to this one;
+    idempotent, so it runs on every start and from `migrate`."""
     db[ROWS].create_index("fresh", sparse=True)
     db[REMOVED].create_index("prints")
-    # a row logged removed by a version that logged its keys: skipped by every lookup
+    if db[FORMAT].find_one({"_id": FORMAT, "version": {"$gte": VERSION}}) is None:
+        _upgrade(db)
+
+
+def _upgrade(db: Any) -> None:
+    """Once: a row logged removed by a version that logged its keys gets UNKNOWN (skipped by
+    every lookup); a fresh row filed by a version before FRESH gets it."""
     db[REMOVED].update_many({"prints": {"$exists": False}}, {"$set": {"prints": [UNKNOWN]}})
+    db[ROWS].update_many({"fresh": {"$exists": True}}, {"$addToSet": {"fresh": FRESH}})
+    db[FORMAT].update_one({"_id": FORMAT}, {"$set": {"version": VERSION}}, upsert=True)
 
 
 @contextmanager
@@ -390,7 +405,7 @@ class MongoStore:
             removed = list(self.db[REMOVED].find({"table": table}))
             rows.update((d["row"], CHANGED) for d in removed)
             fresh = {d["row"]: d["content"] for d in self.rows.find(
-                {"fresh": {"$exists": True}}, {"table": 1, "row": 1, "content": 1}) if d["table"] == table}
+                {"fresh": FRESH}, {"table": 1, "row": 1, "content": 1}) if d["table"] == table}
             rows.update(fresh)
             logged = frozenset(d["row"] for d in removed) - killed - fresh.keys()
             return Held(rows, [(d["_id"], d["n"]) for d in removed], logged)
@@ -484,7 +499,7 @@ class MongoStore:
     def fresh(self, table: str) -> set:
         """The rows of `table` filed since the live buckets were built (`fresh`)."""
         with _errors(self.where):
-            return {doc["row"] for doc in self.rows.find({"fresh": {"$exists": True}}, {"table": 1, "row": 1})
+            return {doc["row"] for doc in self.rows.find({"fresh": FRESH}, {"table": 1, "row": 1})
                     if doc["table"] == table}
 
     def fold(self, table: str, bucketed: Mapping[Any, str]) -> int:
@@ -492,7 +507,7 @@ class MongoStore:
         hash} the batch filed): fresh no longer. A row changed since keeps `fresh`."""
         with _errors(self.where):
             ops = [UpdateOne({"_id": doc["_id"], "content": doc["content"]}, {"$unset": {"fresh": "", "was": ""}})
-                   for doc in self.rows.find({"fresh": {"$exists": True}}, {"table": 1, "row": 1, "content": 1})
+                   for doc in self.rows.find({"fresh": FRESH}, {"table": 1, "row": 1, "content": 1})
                    if doc["table"] == table and bucketed.get(doc["row"]) == doc["content"]]
             return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
                        for n in range(0, len(ops), WRITE_CHUNK))
@@ -633,7 +648,7 @@ def _refiled(record: Record) -> UpdateOne:
     marks = {"$map": {"input": was, "in": {"$concat": [_was(""), {"$toString": "$$this"}]}}}
     return UpdateOne({"_id": doc["_id"]}, [{"$replaceWith": {
         **{field: {"$literal": value} for field, value in doc.items()},
-        "fresh": {"$cond": [older, {"$setUnion": [keys, "$fresh"]}, {"$setUnion": [keys, marks]}]},
+        "fresh": {"$cond": [older, {"$setUnion": [keys, "$fresh", [FRESH]]}, {"$setUnion": [keys, marks, [FRESH]]}]},
         "was": {"$cond": [older, "$$REMOVE", was]}}}], upsert=True)
 
 
