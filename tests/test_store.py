@@ -12,7 +12,7 @@ from dedup_pipeline.config import parse_config
 from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.store.index import (
     BUCKET_ENTRIES, CHANGED, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
-    from_int64, open_store, to_int64)
+    _refiled, from_int64, open_store, to_int64)
 from dedup_pipeline.store.lock import LockHeld
 from testing.mongo_commands import Commands
 
@@ -214,10 +214,28 @@ def counted(mongo_uri, mongo_db):
     client.close()
 
 
-def test_a_changed_row_is_one_write_and_the_guard(counted):
+def test_a_new_row_is_one_insert_and_the_guard(counted):
+    store, commands = counted
+    store.file([record(70_007, [70_001, 70_002], content="new")])
+    assert commands.names == ["insert", "update"]  # the row inserted; the pointer guard
+    assert store.fresh(T) == {70_007} and found(store, 70_002) == [70_007]
+
+
+def test_a_row_inserted_is_the_document_the_replacement_would_have_made(mongo_db):
+    ensure_indexes(mongo_db)
+    row = record(7, [5, 1, 5 + 2**63], content="new")
+    MongoStore(mongo_db).file([row])
+    mongo_db.replaced.bulk_write([_refiled(row)])
+    inserted, replaced = mongo_db.rows.find_one(), mongo_db.replaced.find_one()
+    assert sorted(map(str, inserted.pop("fresh"))) == sorted(map(str, replaced.pop("fresh")))
+    assert inserted == replaced
+
+
+def test_a_changed_row_is_an_insert_refused_then_one_write_and_the_guard(counted):
     store, commands = counted
     store.file([record(7, [1, 2, 3], content="new")])
-    assert commands.names == ["update", "update"]  # the row replaced; the pointer guard
+    assert commands.names == ["insert", "update", "update"]  # refused: held; the row replaced; the guard
+    assert store.records(T, [7])[7] == record(7, [1, 2, 3], content="new")
 
 
 def test_a_lookup_without_copies_is_three_finds(counted):

@@ -437,11 +437,12 @@ class MongoStore:
                 for record in chunk:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
-                    if not fresh:  # new rows (a batch's): inserted, which is faster
-                        held = self._insert([{"_id": row_key(table, r.row), **_document(r)} for r in group])
-                        group = [r for r in group if row_key(table, r.row) in held]
-                    # a row filed meanwhile by another writer is in the live index: it stays fresh
-                    self._guarded(table, [r.row for r in group], [_refiled(r) for r in group], log=not batch)
+                    # Rows the store does not hold are inserted (an update costs twice as
+                    # much); the others, and a batch's new row filed meanwhile by another
+                    # writer (in the live index: it stays fresh), replace what it holds.
+                    held = self._insert([_inserted(r, fresh) for r in group])
+                    self._guarded(table, [r.row for r in group],
+                                  [_refiled(r) for r in group if row_key(r.table, r.row) in held], log=not batch)
                 written += len(chunk)
         return written
 
@@ -632,6 +633,12 @@ def _document(record: Record) -> dict:
     if record.sketch is not None:
         doc["sketch"] = Binary(record.sketch)
     return doc
+
+
+def _inserted(record: Record, fresh: bool) -> dict:
+    """A row's document as `_refiled` makes it where the store holds none."""
+    doc = {"_id": row_key(record.table, record.row), **_document(record)}
+    return {**doc, "fresh": [*dict.fromkeys(doc["keys"]), FRESH], "was": []} if fresh else doc
 
 
 def _refiled(record: Record) -> UpdateOne:
