@@ -42,10 +42,15 @@ def uri_options_problem(uri: str) -> str | None:
     options = uri.rpartition("@")[2].partition("?")[2]
     if not options:
         return None
-    try:
-        split_options(options, validate=True, warn=False)
-    except (PyMongoError, ValueError) as e:
-        return reason(e).replace(" Refer to docstring.", "")
+    for option in options.split("&"):  # one at a time: pymongo's "Unknown option." names none
+        try:
+            split_options(option, validate=True, warn=False)
+        except (PyMongoError, ValueError) as e:
+            problem = reason(e).replace(" Refer to docstring.", "")
+            name = option.partition("=")[0]
+            if problem.startswith("Unknown option") and name not in problem:
+                problem = problem.replace("Unknown option", f"Unknown option: {name}", 1)
+            return problem
     return None
 
 
