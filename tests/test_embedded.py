@@ -208,3 +208,21 @@ def test_a_find_of_many_ids_answers_as_one_of_few(mongo_db):
     assert sorted(d["n"] for d in mongo_db.rows.find({"_id": {"$in": wanted}})) == list(range(0, 300, 2))
     assert sorted(d["n"] for d in mongo_db.rows.find({"keys": {"$in": list(range(100, 110))},
                                                       "_id": {"$nin": wanted}})) == [99, 101, 103, 105, 107, 109]
+
+
+def test_index_options_are_read_once_a_chunk_and_never_kept_past_it(mongo_db, monkeypatch):
+    from secantus import storage
+
+    read = []
+    own = storage.Storage._iter_indexes  # what the options map is read from, the catalog
+    monkeypatch.setattr(storage.Storage, "_iter_indexes", lambda self, db, coll: read.append(coll) or own(self, db, coll))
+    mongo_db.rows.create_index("fresh", sparse=True)
+    mongo_db.rows.insert_many([{"_id": n, "fresh": [n]} for n in range(500)])
+    assert 0 < read.count("rows") < 20  # SecantusDB's own read it three times a document
+    mongo_db.rows.create_index("code", unique=True, partialFilterExpression={"code": {"$exists": True}})
+    mongo_db.rows.insert_one({"_id": 500, "code": 1})
+    with pytest.raises(pymongo.errors.DuplicateKeyError):
+        mongo_db.rows.insert_one({"_id": 501, "code": 1})  # the index made since is obeyed
+    with pytest.raises(pymongo.errors.DuplicateKeyError):
+        mongo_db.rows.update_many({"_id": {"$lt": 300}}, {"$set": {"code": 2}})
+    assert mongo_db.rows.count_documents({"code": 2}) == 1  # the unique index stopped the update at its second
