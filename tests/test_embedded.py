@@ -226,3 +226,21 @@ def test_index_options_are_read_once_a_chunk_and_never_kept_past_it(mongo_db, mo
     with pytest.raises(pymongo.errors.DuplicateKeyError):
         mongo_db.rows.update_many({"_id": {"$lt": 300}}, {"$set": {"code": 2}})
     assert mongo_db.rows.count_documents({"code": 2}) == 1  # the unique index stopped the update at its second
+
+
+def test_integer_index_keys_are_secantusdb_s_own_bytes(tmp_path):
+    from bson.int64 import Int64
+    from secantus import sortkey
+
+    with EmbeddedMongo().start(tmp_path):
+        by_digits = sortkey._encode_number
+    assert by_digits.own is not by_digits  # the pinned SecantusDB is as the patch expects it
+    rng = random.Random(3)
+    values = [0, 1, -1, 9, 10, -10, 99, 100, 101, 1200, -1200, 2**63 - 1, -2**63, 10**99, -10**99, 10**100,
+              -10**130, True, False, 1.5, -0.0, 1e300, float("nan"), float("inf")]
+    values += [rng.choice([1, -1]) * rng.randrange(10 ** rng.randrange(1, 20)) for _ in range(20000)]
+    values += [Int64(v) for v in values[-2000:]] + [rng.getrandbits(64) - 2**63 for _ in range(5000)]
+    for value in values:
+        assert by_digits(value) == by_digits.own(value), value
+    keys = sorted(values[24:], key=by_digits)
+    assert keys == sorted(values[24:])  # byte order is numeric order
