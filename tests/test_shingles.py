@@ -339,3 +339,15 @@ def test_overlaps_of_many_pairs_at_once_are_those_of_each_pair():
             jaccard, contained = overlap_pairs(Sets.of(sets, np.uint32), i, j)
         assert [(round(x, 9), round(y, 9)) for x, y in zip(jaccard.tolist(), contained.tolist())] == [
             tuple(round(v, 9) for v in overlap(sets[a], sets[b])) for a, b in zip(i.tolist(), j.tolist())]
+
+
+def test_candidates_sorted_a_part_at_a_time_are_those_sorted_at_once():
+    rng = np.random.default_rng(8)
+    keys = Sets.of([np.unique(rng.integers(0, 300, rng.integers(0, 9)).astype(np.uint64)) for _ in range(400)])
+    original = np.arange(400)
+    original[rng.choice(400, 120)] = rng.choice(400, 120)  # copies: a row's original is another's
+    original = np.minimum(original, np.arange(400))
+    whole = candidates(keys, original, part_entries=len(keys.values))
+    for entries in (1, 7, 100, 999):
+        parted = candidates(keys, original, part_entries=entries)
+        assert all(np.array_equal(a, b) for a, b in zip(parted, whole)) and len(whole[0])

@@ -335,3 +335,16 @@ def test_with_a_uri_the_store_uses_that_mongodb(tmp_path, mongo_uri, mongo_db):
     assert "fresh_1" in mongo_db.rows.index_information()
     assert not (tmp_path / "mongo").exists()
 
+
+
+def test_keys_filed_a_range_of_buckets_at_a_time_are_filed_as_all_at_once():
+    from dedup_pipeline.store.index import _filed, buckets
+
+    keys = np.random.default_rng(4).integers(0, 2**63, 5000, dtype=np.int64).astype(np.uint64)
+    keys[100:140] = keys[7]  # a key many rows share
+    bits = bucket_bits(len(keys))
+    bucket = buckets(keys, bits)
+    order = np.argsort(bucket, kind="stable")
+    whole = [(int(b), order[bucket[order] == b].tolist()) for b in np.unique(bucket)]
+    for part_entries in (len(keys), 1000, 37, 1):
+        assert [(b, at.tolist()) for b, at in _filed(keys, bits, part_entries)] == whole

@@ -77,6 +77,7 @@ _NONE = np.uint64(2**64 - 1)  # no key: keys are 62 bits
 _WIDTHS = 1 << np.arange(63, dtype=np.int64)  # a run of values is sorted in a row of the next power of 2
 _NARROWEST = 4  # 16 values
 OVERLAP_CHUNK = 4_000_000  # set elements compared at once (32 MB)
+CANDIDATE_ENTRIES = 4_000_000  # keys' entries sorted at once, to list the rows sharing one (about 320 MB)
 ALIGNED_CHARS = 50_000  # longer texts are not aligned (50,000 characters: 0.15 s a pair)
 
 
@@ -436,29 +437,52 @@ def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray,
     return jaccard, contained
 
 
-def candidates(keys: Sets, original: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def candidates(keys: Sets, original: np.ndarray | None = None, part_entries: int = CANDIDATE_ENTRIES
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i, j), i < j, of rows with a key in common, once; never two rows of one
-    `original` (copies), so that n copies under a key cost n, not n²."""
+    `original` (copies), so that n copies under a key cost n, not n². The entries are sorted
+    a part at a time, every entry of a key in one part: the memory of about `part_entries`
+    entries (80 bytes each), not of every key of the table at once."""
     n = len(keys.starts) - 1
-    rows = np.repeat(np.arange(n), keys.sizes())
-    flat = keys.values
+    parts = max(1, -(-len(keys.values) // part_entries))
+    part = _parts(keys.values, parts)
+    codes = [_sharing(keys, original, n, np.flatnonzero(part == p) if parts > 1 else None) for p in range(parts)]
+    i, j = np.divmod(np.unique(np.concatenate(codes)) if parts > 1 else codes[0], n)
+    keep = i != j
+    return i[keep], j[keep]
+
+
+def _parts(values: np.ndarray, parts: int, chunk: int = 1 << 22) -> np.ndarray:
+    """Each key's part (the key modulo `parts`), in the narrowest type, a chunk at a time."""
+    if parts == 1:
+        return np.zeros(0, np.uint8)
+    out = np.empty(len(values), np.min_scalar_type(parts - 1))
+    for lo in range(0, len(values), chunk):
+        out[lo:lo + chunk] = values[lo:lo + chunk] % np.uint64(parts)
+    return out
+
+
+def _sharing(keys: Sets, original: np.ndarray | None, n: int, at: np.ndarray | None) -> np.ndarray:
+    """The pairs of rows sharing a key among the entries `at` (every entry when None), each
+    as min * n + max, sorted and distinct (a row paired with itself included)."""
+    flat = keys.values if at is None else keys.values[at]
+    rows = np.repeat(np.arange(n), keys.sizes()) if at is None else np.searchsorted(keys.starts, at, "right") - 1
     owner = rows if original is None else original[rows]
     order = np.lexsort((rows, owner, flat))
     rows, owner, flat = rows[order], owner[order], flat[order]
+    del order
     # each entry pairs with the entries after its run of copies, up to the end of its key's run
     key_start = np.concatenate(([True], flat[1:] != flat[:-1]))
+    del flat
     copies_start = np.flatnonzero(key_start | np.concatenate(([True], owner[1:] != owner[:-1])))
-    key_end = _run_ends(np.flatnonzero(key_start), len(flat))
-    copies_end = _run_ends(copies_start, len(flat))
-    counts = key_end - copies_end
+    del owner
+    copies_end = _run_ends(copies_start, len(rows))
+    counts = _run_ends(np.flatnonzero(key_start), len(rows)) - copies_end
     if not counts.sum():
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.zeros(0, np.int64)
     left = np.repeat(rows, counts).astype(np.int64)
     right = rows[_ranges(copies_end, counts)].astype(np.int64)
-    code = np.unique(np.minimum(left, right) * n + np.maximum(left, right))
-    i, j = np.divmod(code, n)
-    keep = i != j
-    return i[keep], j[keep]
+    return np.unique(np.minimum(left, right) * n + np.maximum(left, right))
 
 
 def _run_ends(starts: np.ndarray, length: int) -> np.ndarray:

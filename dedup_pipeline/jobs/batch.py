@@ -144,7 +144,8 @@ def _store(config: Config, store: Store, result: BatchResult, read: _Read, held:
     """Build the run's buckets, make them live with its results (stages.go_live), then
     check again each row an incremental writer changed meanwhile."""
     start = time.perf_counter()
-    rows_of_keys = np.repeat(np.arange(len(read.ids)), read.keys.sizes())
+    rows_of_keys = np.repeat(np.arange(len(read.ids), dtype=np.int32 if len(read.ids) < 2**31 else np.int64),
+                             read.keys.sizes())
     bits = bucket_bits(len(read.keys.values))
     store.write_buckets(result.run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys),
                         read.fingerprints[rows_of_keys])

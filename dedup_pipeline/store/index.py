@@ -82,6 +82,7 @@ IN_IDS = 100  # values per $in: a SecantusDB find costs 0.5 ms, and 40 µs a doc
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 48  # entries a bucket document holds at least, on average, as the batch sizes them
 MANIFEST_ROWS = 5_000  # rows a manifest document lists
+BUCKET_PART_ENTRIES = 4_000_000  # keys sorted into buckets at once (about 100 MB)
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 # The heartbeat's socket timeout is connectTimeoutMS: a server busy with a big write for
 # longer (the embedded one shares this process) must not be declared down, which would
@@ -115,6 +116,23 @@ def buckets(keys: np.ndarray, bits: int) -> np.ndarray:
     h = (h ^ (h >> np.uint64(27))) * _MIX[1]
     h ^= h >> np.uint64(31)
     return (h >> np.uint64(64 - bits)).astype(np.int64) if bits else np.zeros(len(h), np.int64)
+
+
+def _filed(keys: np.ndarray, bits: int, part_entries: int = BUCKET_PART_ENTRIES) -> Iterator[tuple[int, np.ndarray]]:
+    """(bucket, the positions of its keys in order) of every bucket the keys fall in, in
+    bucket order, sorted a range of buckets at a time: the memory of about `part_entries`
+    keys, not of a million rows' tens of millions at once."""
+    bucket = np.empty(len(keys), np.int64 if bits > 32 else np.uint32)
+    for lo in range(0, len(keys), part_entries):
+        bucket[lo:lo + part_entries] = buckets(keys[lo:lo + part_entries], bits)
+    shift = max(0, bits - int(np.ceil(np.log2(max(1.0, len(keys) / part_entries)))))
+    part = bucket >> shift if shift < bits else np.zeros(len(keys), np.uint8)
+    for p in range(1 << (bits - shift)):
+        at = np.flatnonzero(part == p)
+        at = at[np.argsort(bucket[at], kind="stable")]
+        ranked = bucket[at]
+        bounds = [0, *(np.flatnonzero(np.diff(ranked)) + 1).tolist(), len(at)]
+        yield from ((int(ranked[s]), at[s:e]) for s, e in zip(bounds, bounds[1:]) if e > s)
 
 
 def bucket_bits(entries: int) -> int:
@@ -528,14 +546,10 @@ class MongoStore:
                 target.drop()
             else:
                 target.delete_many({"_id": {"$gte": span[0], "$lt": span[1]}})
-            bucket = buckets(keys, bits)
-            order = np.argsort(bucket, kind="stable")
-            bucket, signed = bucket[order], keys.view(np.int64)[order]
-            prints = np.asarray(prints, np.uint64).view(np.int64)[order]
-            bounds = [0, *(np.flatnonzero(np.diff(bucket)) + 1).tolist(), len(bucket)] if len(bucket) else [0]
+            signed, prints = keys.view(np.int64), np.asarray(prints, np.uint64).view(np.int64)
             return results.insert_all(target, (
-                {"_id": int(bucket[s]), "keys": Binary(signed[s:e].tobytes()), "rows": take(order[s:e]),
-                 "prints": Binary(prints[s:e].tobytes())} for s, e in zip(bounds, bounds[1:])), WRITE_CHUNK)
+                {"_id": bucket, "keys": Binary(signed[at].tobytes()), "rows": take(at),
+                 "prints": Binary(prints[at].tobytes())} for bucket, at in _filed(keys, bits)), WRITE_CHUNK)
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
