@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from pymongo.collection import Collection
 from pymongo.errors import PyMongoError
+from pymongo.uri_parser import split_options
 
 from ..config import mask_url
 from ..errors import StoreError
@@ -37,21 +38,26 @@ def uri_options_problem(uri: str) -> str | None:
     """What pymongo refuses among a MongoDB URI's options (an unknown option, a value of the
     wrong kind), password masked; None when it takes them all. A client would only warn, with
     its file paths, and go on without them. Read without DNS (mongodb+srv:// too)."""
-    from pymongo.uri_parser import split_options
-
     options = uri.rpartition("@")[2].partition("?")[2]
     if not options:
         return None
-    for option in options.split("&"):  # one at a time: pymongo's "Unknown option." names none
+    try:
+        split_options(options, validate=True, warn=False)
+    except (PyMongoError, ValueError) as e:
+        problem = reason(e).replace(" Refer to docstring.", "")
+        return _named(problem, options) if problem.startswith("Unknown option") else problem
+    return None
+
+
+def _named(problem: str, options: str) -> str:
+    """pymongo's "Unknown option." with the option's name (pymongo 4.20 names none)."""
+    for option in re.split("[&;]", options):
+        name = option.partition("=")[0]
         try:
             split_options(option, validate=True, warn=False)
-        except (PyMongoError, ValueError) as e:
-            problem = reason(e).replace(" Refer to docstring.", "")
-            name = option.partition("=")[0]
-            if problem.startswith("Unknown option") and name not in problem:
-                problem = problem.replace("Unknown option", f"Unknown option: {name}", 1)
-            return problem
-    return None
+        except (PyMongoError, ValueError):
+            return problem if name in problem else problem.replace("Unknown option", f"Unknown option: {name}", 1)
+    return problem
 
 
 def guarded(function: F) -> F:
