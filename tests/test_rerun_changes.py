@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from dedup_pipeline.config import parse_config
-from dedup_pipeline.jobs import sketches
+from dedup_pipeline.jobs import rerun, sketches
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.store.index import MemoryStore
 from tests.test_matches import FIELDS, ROWS as POOL_ROWS, changes_of, linked_through_a_third, row
@@ -66,8 +66,10 @@ def reruns_end_as_a_clean_batch(start: list, batches: list, pool: list, scheme: 
 
 @pytest.fixture(autouse=True)
 def never_rebuilt(monkeypatch):
-    """Every run after the first a re-run, however much changed."""
+    """Every run after the first a re-run, however much changed, reading the table in ranges
+    of three of the last batch's rows (rows added and deleted fall between and at their ends)."""
     monkeypatch.setattr(sketches, "REBUILD_SHARE", 1.0)
+    monkeypatch.setattr(rerun, "SPAN_ROWS", 3)
 
 
 SLOW = settings(max_examples=60, deadline=None,

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..config import Config
 
-Mapper = Callable[[Iterable[Sequence[Mapping]]], Iterator[Any]]
+Mapper = Callable[..., Iterator[Any]]
 _state: Any = None
 
 
@@ -27,31 +27,32 @@ def _start(make: Callable[[Config], Any], config: Config) -> None:
     _state = make(config)
 
 
-def _run(work: Callable[[Sequence[Mapping], Any], Any], rows: Sequence[Mapping]) -> Any:
+def _run(work: Callable[[Any, Any], Any], rows: Any) -> Any:
     return work(rows, _state)
 
 
 @contextmanager
 def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config], Any],
                   work: Callable[[Sequence[Mapping], Any], Any]) -> Iterator[Mapper]:
-    """A function giving `work(chunk, make(config))` of each chunk, in order, on `processes`
-    cores (default: all). `make` and `work` are module-level functions (they are pickled).
+    """A function giving `work(chunk, make(config))` of each chunk (or `how(chunk, ...)`,
+    given as its second argument), in order, on `processes` cores (default: all). `make`,
+    `work` and `how` are module-level functions (they are pickled).
     The workers start now: start them before the caller grows, for a child forked later
     is counted (by the kernel, in its peak RSS) as large as its parent was."""
     processes = processes or config.batch.processes or os.cpu_count() or 1
     if processes == 1:
         state = make(config)
-        yield lambda chunks: (work(rows, state) for rows in chunks)
+        yield lambda chunks, how=work: (how(rows, state) for rows in chunks)
         return
     # spawn, not fork: the parent may hold database connections and their threads.
     _quiet_resource_tracker()
     with _ctrl_c_ignored():  # from their first instruction: Ctrl-C reaches the whole process group
         pool = _Pool(processes, initializer=_start, initargs=(make, config),
                      context=multiprocessing.get_context("spawn"))
-    def mapped(chunks: Iterable[Sequence[Mapping]]) -> Iterator[Any]:
+    def mapped(chunks: Iterable[Any], how: Callable[[Any, Any], Any] = work) -> Iterator[Any]:
         pending: deque = deque()
         for rows in chunks:
-            pending.append(pool.apply_async(_run, (work, rows)))
+            pending.append(pool.apply_async(_run, (how, rows)))
             if len(pending) > 2 * processes:
                 yield pending.popleft().get()
         while pending:

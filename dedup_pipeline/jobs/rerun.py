@@ -34,6 +34,7 @@ from .sketches import Kept, SketchLog, forget_others, new_token
 from .stages import NONE, BatchResult, Found, Live, groups_of, replay, sketch, sketcher, summary, write_results
 
 MARK_BITS = 25  # a key's low bits address a bit of this many: marked keys are found in one pass
+SPAN_ROWS = 50_000  # rows of the table a core reads and hashes at once
 
 
 class Table(NamedTuple):
@@ -96,27 +97,19 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
 
 def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, sketched: Any,
           on_progress: Callable[[int], None]) -> Table:
-    """Read every row's content hash; sketch into the log, and file in the store, the rows
-    that differ from what the last batch read, or from what the store holds (`held`)."""
+    """Read every row's content hash, a range of ids on each core (`hashed`); sketch into the
+    log, and file in the store, the rows that differ from what the last batch read, or from
+    what the store holds (`held`)."""
     find = _finder(kept.ids)
-    settings, id_column = scheme_of(config).settings, config.source.id_column
     ids: list = []
-    hashes, was, differ = [], [], []
-    with SqlSource(config) as source:
-        for rows in source.rows():
-            chunk_ids = [row[id_column] for row in rows]
-            contents = content_hashes(rows, config.fields, settings)
-            where = find(chunk_ids)
-            before = _where(kept.hashes, where, b"")
-            for n, (row_id, content) in enumerate(zip(chunk_ids, contents)):
-                if where[n] < 0 or before[n] != content.encode() or held.rows.get(row_id, content) != content:
-                    differ.append((len(ids) + n, rows[n]))
-            ids += chunk_ids
-            hashes += contents
-            was.append(where)
-            on_progress(len(rows))
+    hashes, differ = [], []
+    for span in sketched(_spans(kept, held, find), hashed):
+        differ += [(len(ids) + n, row) for n, row in span.differ]
+        ids += span.ids
+        hashes += span.hashes
+        on_progress(len(span.ids))
     hashes_now = np.array(hashes, "S16")
-    was_all = np.concatenate(was) if was else np.zeros(0, np.int64)
+    was_all = find(ids)
     at = _where(kept.at, was_all, -1)
     changed = np.flatnonzero(_where(kept.hashes, was_all, b"") != hashes_now)
     parts = list(batched(differ, config.batch.chunk_size))
@@ -125,6 +118,64 @@ def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, 
         store.file((chunk.record(n, config.source.table) for n in range(len(chunk.ids))), batch=True)
     killpoints.reached("batch.filed")
     return Table(ids, hashes_now, at, was_all, changed, len(differ))
+
+
+class Span(NamedTuple):
+    """A range of the table's ids, (after, until] (None: open), with what the last batch read
+    of its rows (`ids`, in id order, and their content `hashes`) and what the store holds of
+    them otherwise (`held`, {row: content hash})."""
+
+    after: Any
+    until: Any
+    ids: list
+    hashes: np.ndarray
+    held: dict
+
+
+class Hashed(NamedTuple):
+    """The rows of a span: their ids and content hashes in id order, and (position, row) of
+    those to sketch again."""
+
+    ids: list
+    hashes: list[str]
+    differ: list[tuple[int, dict]]
+
+
+def _spans(kept: Kept, held: Held, find: Callable[[list], np.ndarray], size: int | None = None) -> list[Span]:
+    """The table in ranges of `size` of the last batch's rows, the first from its start and
+    the last to its end, so that every row there now is in one."""
+    size = size or SPAN_ROWS
+    n = len(kept.ids)
+    firsts = list(range(0, n, size)) or [0]
+    ends = firsts[1:] + [n]
+    held_rows = list(held.rows)
+    where = find(held_rows)
+    span_of = np.searchsorted(np.array(firsts[1:], np.int64), where, side="right")
+    by_span: list[dict] = [{} for _ in firsts]
+    for row, position, span in zip(held_rows, where.tolist(), span_of.tolist()):
+        if position >= 0:  # a row the last batch did not read is sketched whatever the store holds
+            by_span[span][row] = held.rows[row]
+    return [Span(kept.ids[lo - 1] if lo else None, kept.ids[hi - 1] if hi < n else None, kept.ids[lo:hi],
+                 kept.hashes[lo:hi], by_span[k]) for k, (lo, hi) in enumerate(zip(firsts, ends))]
+
+
+def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
+    """Read the rows of a span and hash their content (a worker's part of `_read`)."""
+    config, scheme = state
+    find = _finder(span.ids)
+    ids: list = []
+    hashes, differ = [], []
+    with SqlSource(config) as source:
+        for rows in source.rows(after=span.after, until=span.until):
+            chunk_ids = [row[config.source.id_column] for row in rows]
+            contents = content_hashes(rows, config.fields, scheme.settings)
+            before = _where(span.hashes, find(chunk_ids), b"")
+            for n, (row_id, content) in enumerate(zip(chunk_ids, contents)):
+                if before[n] != content.encode() or span.held.get(row_id, content) != content:
+                    differ.append((len(ids) + n, rows[n]))
+            ids += chunk_ids
+            hashes += contents
+    return Hashed(ids, hashes, differ)
 
 
 def _where(values: np.ndarray, positions: np.ndarray, missing: Any) -> np.ndarray:
