@@ -93,6 +93,17 @@ def test_a_sketch_survives_the_store_bytes():
     assert back.filed == s.filed == date(2025, 3, 1).toordinal()
 
 
+def test_sketches_restored_together_are_those_restored_one_at_a_time():
+    scheme = ShingleScheme(submitter=("name",), filed="filed")
+    texts = [TEXT, "", "再次反映：" + TEXT[:150], "１２３ 元", *documents(30, 5)]
+    stored = [sketch(t, scheme=scheme, name=["张三", "", "李四"][n % 3], filed=f"2025-03-{n % 28 + 1:02d}").to_bytes()
+              for n, t in enumerate(texts)]
+    together = scheme.restore_many(stored)
+    for one, data in zip(together, stored):
+        alone = scheme.restore(data)
+        assert all(np.array_equal(x, y) for x, y in zip(one[:4], alone[:4])) and one[4:] == alone[4:]
+
+
 def test_a_resubmission_by_the_same_person_is_similar():
     assert similar(sketch(TEXT), sketch("再次反映：" + TEXT[:150] + "请尽快处理。"))
 

@@ -43,7 +43,7 @@ class Scheme(Protocol):
     def keys(self, probe: Any) -> list[int]: ...
     def fingerprint(self, probe: Any) -> int: ...
     def sketch(self, probe: Any) -> bytes | None: ...
-    def restore(self, fingerprint: int, sketch: bytes | None) -> Any: ...
+    def restore(self, stored: Sequence[tuple[int, bytes | None]]) -> list: ...
     def distance(self, a: Any, b: Any) -> float | None: ...
     def relate(self, a: Any, b: Any) -> tuple[float | None, int]: ...
     def identity(self, probe: Any) -> int: ...
@@ -98,8 +98,8 @@ class Fingerprints:
     def sketch(self, probe: int) -> None:
         return None
 
-    def restore(self, fingerprint: int, sketch: bytes | None) -> int:
-        return fingerprint
+    def restore(self, stored: Sequence[tuple[int, bytes | None]]) -> list[int]:
+        return [fingerprint for fingerprint, _ in stored]
 
     def distance(self, a: int, b: int) -> int | None:
         return self.blocks.distance(a, b)
@@ -154,8 +154,8 @@ class Shingles:
     def sketch(self, probe: Sketch) -> bytes:
         return probe.to_bytes()
 
-    def restore(self, fingerprint: int, sketch: bytes | None) -> Sketch:
-        return self.shingles.restore(sketch or b"")
+    def restore(self, stored: Sequence[tuple[int, bytes | None]]) -> list[Sketch]:
+        return self.shingles.restore_many([sketch or b"" for _, sketch in stored])
 
     def distance(self, a: Sketch, b: Sketch) -> float | None:
         distance, evidence = self.relate(a, b)

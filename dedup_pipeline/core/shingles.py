@@ -117,6 +117,14 @@ def _packer(people: int) -> Callable[..., bytes]:
     return struct.Struct(f"=Q{people}Qq").pack
 
 
+def _unpacked(data: bytes) -> tuple[str, np.ndarray, int]:
+    """(text, submitter hashes, filing day) of what the store keeps of a sketch."""
+    count = int(np.frombuffer(data[:8], np.uint64)[0]) if data else 0
+    people = np.frombuffer(data[8:8 + 8 * count], np.uint64)
+    filed = int(np.frombuffer(data[8 + 8 * count:16 + 8 * count], np.int64)[0]) if data else 0
+    return data[16 + 8 * count:].decode("utf-16-le"), people, filed
+
+
 @dataclass(frozen=True)
 class ShingleScheme:
     """Rows compared by shingles of `size` characters, filed under the `keys` smallest
@@ -160,10 +168,15 @@ class ShingleScheme:
 
     def restore(self, data: bytes) -> Sketch:
         """A sketch from what the store keeps of it (`Sketch.to_bytes`)."""
-        count = int(np.frombuffer(data[:8], np.uint64)[0]) if data else 0
-        people = np.frombuffer(data[8:8 + 8 * count], np.uint64)
-        filed = int(np.frombuffer(data[8 + 8 * count:16 + 8 * count], np.int64)[0]) if data else 0
-        return self.sketch_texts([data[16 + 8 * count:].decode("utf-16-le")], [people], [filed])[0]
+        return self.restore_many([data])[0]
+
+    def restore_many(self, stored: Sequence[bytes]) -> list[Sketch]:
+        """Sketches from what the store keeps of them, sketched again together (the same as
+        one at a time, faster)."""
+        if not stored:
+            return []
+        texts, people, filed = zip(*map(_unpacked, stored))
+        return self.sketch_texts(texts, people, filed)
 
     def _people(self, rows: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> np.ndarray:
         """Each row's submitter hashes (a row each), 0 for a blank value."""

@@ -6,8 +6,8 @@ The store and the scheme come from the configuration; nothing here speaks MongoD
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from contextlib import contextmanager
-from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 import numpy as np
@@ -76,7 +76,7 @@ class Incremental:
         store.require(self.scheme.settings)
         # A stored sketch is restored by sketching its text again: the rows a worker meets
         # again and again (the partners of many rows) are sketched once.
-        self._restored = lru_cache(RESTORED)(self.scheme.restore)
+        self._restored: OrderedDict[tuple[int, bytes | None], Any] = OrderedDict()
         self.table = config.source.table
         longs = [f.name for f in config.fields if f.role == "long"]
         self.text_field = longs[0] if longs else config.fields[0].name
@@ -134,9 +134,9 @@ class Incremental:
         wanted = set(probes)
         while wanted - looked:
             ask = {row: keys[row] - read for row in sorted(wanted - looked, key=str) if keys[row] - read}
-            for row, record in self.store.lookup(self.table, ask).items():
-                if row not in seen:
-                    seen[row], keys[row] = self._restore(record), set(record.keys)
+            found = {row: record for row, record in self.store.lookup(self.table, ask).items() if row not in seen}
+            for (row, record), probe in zip(found.items(), self._restore(found.values())):
+                seen[row], keys[row] = probe, set(record.keys)
             looked |= wanted
             read.update(*ask.values())
             ids = sorted(seen, key=_id_order)  # a text's first row is the first in id order, as the batch's
@@ -199,17 +199,30 @@ class Incremental:
 
     def current(self, rows: Iterable) -> dict[Any, Any]:
         """The probes of these rows as the index holds them now (those it holds)."""
-        return {row: self._restore(r) for row, r in self.store.records(self.table, sorted(rows, key=str)).items()}
+        held = self.store.records(self.table, sorted(rows, key=str))
+        return dict(zip(held, self._restore(held.values())))
 
     def near_stored(self, rows: Iterable) -> dict[Any, Any]:
         """The probes of the other rows filed under a key of one of these rows as the index
         holds them now (a text's copies in one read)."""
         mine = self.store.records(self.table, sorted(rows, key=str))
         near = self.store.lookup(self.table, {r: record.keys for r, record in mine.items()}) if mine else {}
-        return {row: self._restore(record) for row, record in near.items()}
+        return dict(zip(near, self._restore(near.values())))
 
-    def _restore(self, record: Record) -> Any:
-        return self._restored(record.fingerprint, record.sketch)
+    def _restore(self, records: Iterable[Record]) -> list[Any]:
+        """The probes of stored rows, those not restored lately restored together."""
+        wanted = [(record.fingerprint, record.sketch) for record in records]
+        held = self._restored
+        missing = [key for key in dict.fromkeys(wanted) if key not in held]
+        found = dict(zip(missing, self.scheme.restore(missing)))
+        for key in wanted:
+            if key not in found:
+                found[key] = held[key]
+                held.move_to_end(key)
+        held.update(found)
+        while len(held) > RESTORED:
+            held.popitem(last=False)
+        return [found[key] for key in wanted]
 
     def _as_row(self, row: Mapping[str, Any] | str) -> Mapping[str, Any]:
         return {self.text_field: row} if isinstance(row, str) else row
