@@ -1,6 +1,7 @@
 """A `dedup-pipeline` command run as a user runs it, with what it asks of MongoDB counted:
 round trips (handshakes apart), commands, and documents written by collection, counted with
-pymongo's command monitoring (so the figures hold for a real MongoDB too), and its peak RSS.
+pymongo's command monitoring (so the figures hold for a real MongoDB too), and its peak RSS
+and its embedded server's.
 
     subprocess.run(counted(Path("counts.json"), "batch", "--config", "dedup.toml"))
     json.loads(Path("counts.json").read_text())
@@ -53,6 +54,21 @@ class Count(monitoring.CommandListener):
 monitoring.register(Count())
 import click
 from dedup_pipeline import cli
+from dedup_pipeline.store import embedded
+
+stop = embedded.EmbeddedProcess.stop
+
+
+def stopped(server):
+    """The server process's peak RSS (VmHWM) kept as it stops."""
+    if server._process is not None:
+        with open(f"/proc/{server._process.pid}/status") as status:
+            peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+        counts["rss_server_kb"] = max(counts.get("rss_server_kb", 0), peak)
+    stop(server)
+
+
+embedded.EmbeddedProcess.stop = stopped
 
 code = 0
 try:
@@ -63,6 +79,7 @@ except click.ClickException as e:
 finally:
     counts["rss_self_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     counts["rss_children_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    counts.setdefault("rss_server_kb", 0)
     with open(sys.argv[1], "w") as f:
         json.dump(counts, f)
 sys.exit(code)

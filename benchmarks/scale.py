@@ -120,7 +120,7 @@ def run_batch(folder: Path) -> dict:
         raise SystemExit(f"the batch failed (exit {done.returncode}):\n{done.stdout}{done.stderr[-3000:]}")
     counts = json.loads((folder / "counts.json").read_text())
     return {"wall": wall, "stdout": done.stdout, "phases": phases(done.stdout), **counts,
-            "peak_kb": max(counts["rss_self_kb"], counts["rss_children_kb"])}
+            "peak_kb": max(counts["rss_self_kb"] + counts["rss_server_kb"], counts["rss_children_kb"])}
 
 
 def phases(summary: str) -> dict[str, float]:
@@ -170,8 +170,9 @@ def report_batch(label: str, run: dict, rows: int, changed: int | None = None) -
         if line.startswith(("rows ", "similar pairs", "groups", "dedup_match")):
             print("  " + line)
     print("  phases: " + ", ".join(f"{name} {s:.2f} s" for name, s in run["phases"].items()))
-    print(f"  peak RSS: {run['peak_kb'] / 1024:.0f} MB (batch process with the embedded server "
-          f"{run['rss_self_kb'] / 1024:.0f} MB, largest worker {run['rss_children_kb'] / 1024:.0f} MB)")
+    print(f"  peak RSS: {run['peak_kb'] / 1024:.0f} MB (the batch's process {run['rss_self_kb'] / 1024:.0f} MB and "
+          f"its embedded server's {run['rss_server_kb'] / 1024:.0f} MB together; largest child process "
+          f"{run['rss_children_kb'] / 1024:.0f} MB)")
     written = sum(run["written"].values())
     print(f"  MongoDB: {run['round_trips']:,} round trips ({run['round_trips'] / rows:.3f} per row; "
           f"{run['handshakes']:,} hello/ping apart), {written:,} documents written ({written / rows:.2f} per row"

@@ -1,13 +1,17 @@
 import os
 import random
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pymongo
 import pytest
 from pymongo import UpdateOne
 
-from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, _stderr_held, free_port, max_record_id
+from dedup_pipeline.store.embedded import (EmbeddedMongo, EmbeddedMongoError, EmbeddedProcess, _stderr_held, free_port,
+                                          max_record_id)
 
 
 def test_data_persists_across_stop_and_start(tmp_path):
@@ -244,3 +248,72 @@ def test_integer_index_keys_are_secantusdb_s_own_bytes(tmp_path):
         assert by_digits(value) == by_digits.own(value), value
     keys = sorted(values[24:], key=by_digits)
     assert keys == sorted(values[24:])  # byte order is numeric order
+
+
+# -- the server in a process of its own (the embedded default's)
+
+
+def test_a_server_process_keeps_the_data_across_a_stop_and_a_start(tmp_path):
+    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
+        client.dedup.rows.insert_one({"_id": 7, "fp": -(2**63)})
+    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
+        assert client.dedup.rows.find_one({"_id": 7}) == {"_id": 7, "fp": -(2**63)}
+
+
+PARENT = """
+import sys
+from dedup_pipeline.store.embedded import EmbeddedProcess
+mongo = EmbeddedProcess().start(sys.argv[1])
+print(mongo.uri, mongo._process.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_server_process_ends_with_its_parent_killed_and_the_folder_opens_again(tmp_path):
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    uri, pid = parent.stdout.readline().split()
+    with pymongo.MongoClient(uri) as client:
+        client.dedup.rows.insert_one({"_id": 1})
+        client.dedup.command("fsync")
+    parent.kill()
+    parent.wait()
+    assert gone(int(pid), within_s=30)
+    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
+        assert client.dedup.rows.find_one({"_id": 1}) == {"_id": 1}
+
+
+def gone(pid, within_s):
+    """Whether the process `pid` (not a child of this one) has ended within that time."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_server_process_leaves_ctrl_c_to_its_parent(tmp_path):
+    with EmbeddedProcess().start(tmp_path) as mongo:
+        os.kill(mongo._process.pid, signal.SIGINT)
+        with pymongo.MongoClient(mongo.uri) as client:
+            assert client.admin.command("ping")["ok"] == 1
+
+
+def test_a_server_process_compacts_when_asked(tmp_path):
+    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
+        client.nightly.dropped.insert_many([{"data": os.urandom(1000)} for _ in range(3000)])
+        client.nightly.kept.insert_one({"n": 1})
+        client.nightly.drop_collection("dropped")
+        assert mongo.compact()
+        assert client.nightly.kept.count_documents({}) == 1
+
+
+def test_a_server_process_refuses_a_folder_in_use_saying_so(tmp_path):
+    with EmbeddedMongo().start(tmp_path):
+        with pytest.raises(EmbeddedMongoError, match="another server"):
+            EmbeddedProcess().start(tmp_path)

@@ -26,7 +26,8 @@ from ..core.shingles import Sets, SketchTable
 from .rerun import rerun
 from .sketches import Kept, SketchLog, folder_of, forget_others, live_state, new_token
 from ..sql.source import SqlSource
-from ..store.index import Held, Store, bucket_bits
+from ..store.index import MANIFEST_ROWS, Held, Store, bucket_bits
+from ..store.results import Behind
 from .stages import NONE, BatchResult, Chunk, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
 
 
@@ -120,15 +121,15 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
           sketched: Callable[[Iterable[list[dict]]], Iterator[Chunk]], log: SketchLog) -> _Read:
     """Read and sketch every row into the log, writing the run's manifest and the row
     documents of those new or changed, the manifest first (a kill in between leaves a list
-    of what was filed)."""
+    of what was filed), a chunk filed while the next is read."""
     ids: list = []
     hashes: list[str] = []
     prints, compared = [], False
-    added = changed = manifest = 0
-    with SqlSource(config) as source:
+    manifest = 0
+    with SqlSource(config) as source, Behind() as behind:
         for chunk in sketched(source.rows()):
-            filed = file_chunk(store, run, config.source.table, chunk, held, first=manifest)
-            added, changed, manifest = added + filed.added, changed + filed.changed, manifest + filed.documents
+            behind.then(file_chunk, store, run, config.source.table, chunk, held, first=manifest)
+            manifest += -(-len(chunk.ids) // MANIFEST_ROWS)
             ids += chunk.ids
             hashes += chunk.hashes
             prints.append(chunk.fingerprints)
@@ -136,6 +137,7 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
             compared = compared or chunk.table is not None
             on_progress(len(chunk.ids))
     fingerprints = np.concatenate(prints) if prints else np.zeros(0, np.uint64)
+    added, changed = (sum(filed.added for filed in behind.results), sum(filed.changed for filed in behind.results))
     return _Read(ids, hashes, fingerprints, log.sets("keys"), log.table() if compared else None, added, changed)
 
 

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import islice
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 from pymongo import WriteConcern
@@ -142,12 +143,43 @@ def _filled(groups: Iterable[list]) -> Iterator[list[list]]:
 @guarded
 def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) -> int:
     """Insert a stream of documents, `per_request` a round trip (20 of these results
-    documents: a few MB); returns how many."""
+    documents: a few MB), each request sent while the next is made; returns how many."""
     docs, count = iter(docs), 0
-    for chunk in iter(lambda: list(islice(docs, per_request)), []):
-        target.insert_many(chunk, ordered=False)
-        count += len(chunk)
+    with Behind() as behind:
+        for chunk in iter(lambda: list(islice(docs, per_request)), []):
+            behind.then(target.insert_many, chunk, ordered=False)
+            count += len(chunk)
     return count
+
+
+class Behind:
+    """Calls made one at a time, in order, in a thread of their own while the caller goes
+    on (a batch reads the next chunk while the server files the last); each call's result,
+    or its error, comes at the next call, or at the end (`results`)."""
+
+    def __init__(self) -> None:
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="behind")
+        self._pending: Future | None = None
+        self.results: list = []
+
+    def then(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self._settle()
+        self._pending = self._thread.submit(call, *args, **kwargs)
+
+    def _settle(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self.results.append(pending.result())
+
+    def __enter__(self) -> Behind:
+        return self
+
+    def __exit__(self, kind: type | None, *exc_info: object) -> None:
+        try:
+            if kind is None:
+                self._settle()
+        finally:
+            self._thread.shutdown(wait=True)
 
 
 @guarded
