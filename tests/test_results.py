@@ -1,6 +1,8 @@
 """Batch generations: built aside, made live by one write, the previous kept until the next
 switch; a store following the live generation re-makes a write the switch overtook."""
 
+import threading
+
 import numpy as np
 import pymongo
 import pytest
@@ -10,6 +12,7 @@ from dedup_pipeline.store import index as store_module
 from dedup_pipeline.config import ConfigError
 from dedup_pipeline.errors import StoreError
 from dedup_pipeline.store.index import MongoStore, Record
+from dedup_pipeline.store.results import Behind
 
 
 def record(row):
@@ -117,3 +120,44 @@ def test_a_store_refuses_its_user_once_a_batch_of_other_scheme_settings_goes_liv
     results.switch(mongo_db, results.new_run(mongo_db, {}, "(SchemeConfig(name='blocks'),)"), {"rows": 0})
     with pytest.raises(ConfigError, match="name='blocks' there, 'shingles' here"):
         store.lookup("petition", {1: [5]})
+
+
+# -- calls made behind the caller (a batch's writes while it reads on)
+
+
+def test_calls_made_behind_run_in_order_and_give_their_results_at_the_end():
+    ran = []
+    with Behind(depth=3) as behind:
+        for n in range(10):
+            behind.then(lambda n: ran.append(n) or n * n, n)
+    assert ran == list(range(10)) and behind.results == [n * n for n in range(10)]
+
+
+def test_a_call_made_behind_that_fails_raises_in_the_caller():
+    def fail():
+        raise ValueError("the server refused it")
+
+    with pytest.raises(ValueError, match="refused"):
+        with Behind() as behind:
+            behind.then(fail)
+            behind.then(lambda: None)
+
+
+def test_no_more_calls_than_the_depth_wait_the_caller_waits_for_a_place():
+    gate, ran = threading.Event(), []
+
+    def call(n):
+        gate.wait(timeout=30)
+        ran.append(n)
+
+    with Behind(depth=2) as behind:
+        behind.then(call, 0)
+        behind.then(call, 1)
+        third = threading.Thread(target=behind.then, args=(call, 2))
+        third.start()
+        third.join(timeout=0.5)
+        assert third.is_alive() and ran == []  # two wait, the first unfinished: the third waits
+        gate.set()
+        third.join(timeout=30)
+        assert not third.is_alive() and ran[0] == 0
+    assert ran == [0, 1, 2]

@@ -28,6 +28,7 @@ from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import SketchTable
 from ..sql.source import SqlSource
 from ..store.index import Held, Store, batched
+from ..store.results import Behind
 from ..core.features import content_hashes
 from .parallel import chunks_mapped
 from .sketches import Kept, SketchLog, forget_others, new_token
@@ -35,6 +36,7 @@ from .stages import NONE, BatchResult, Found, Live, groups_of, replay, sketch, s
 
 MARK_BITS = 25  # a key's low bits address a bit of this many: marked keys are found in one pass
 SPAN_ROWS = 50_000  # rows of the table a core reads and hashes at once
+FILING_DEPTH = 16  # chunks of rows changed waiting to be filed at most (32,000 rows: a night's, and 50 MB)
 
 
 class Table(NamedTuple):
@@ -61,23 +63,27 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     log = SketchLog(folder / kept.log, kept.slots)
     start = time.perf_counter()
     held = store.since(config.source.table)  # what the store holds otherwise than the last batch read
-    with chunks_mapped(config, processes, sketcher, sketch) as sketched:
-        table = _read(config, store, kept, log, held, sketched, on_progress)
-    seconds["read+fingerprint"] = time.perf_counter() - start
+    with Behind(FILING_DEPTH) as filing:  # the rows changed are filed while the pairs are found
+        with chunks_mapped(config, processes, sketcher, sketch) as sketched:
+            table = _read(config, store, kept, log, held, sketched, on_progress, filing)
+        seconds["read+fingerprint"] = time.perf_counter() - start
 
-    start = time.perf_counter()
-    near = _Near(log, table)
-    gone = table.gone(kept)
-    was = table.was[table.changed]
-    # the rows sharing a key with a changed row as it was (or a row gone) or as it is
-    focus = np.union1d(table.changed, near.under(np.concatenate(
-        [kept.at[gone], kept.at[was[was >= 0]], table.at[table.changed]])))
-    pairs, possible = _pairs(scheme, log, near, kept, table, focus)
-    seconds["pairs"] = time.perf_counter() - start
+        start = time.perf_counter()
+        near = _Near(log, table)
+        gone = table.gone(kept)
+        was = table.was[table.changed]
+        # the rows sharing a key with a changed row as it was (or a row gone) or as it is
+        focus = np.union1d(table.changed, near.under(np.concatenate(
+            [kept.at[gone], kept.at[was[was >= 0]], table.at[table.changed]])))
+        pairs, possible = _pairs(scheme, log, near, kept, table, focus)
+        seconds["pairs"] = time.perf_counter() - start
 
-    start = time.perf_counter()
-    found = Found(len(table.ids), table.ids, pairs, groups_of(table.ids, pairs), possible)
-    seconds["groups"] = time.perf_counter() - start
+        start = time.perf_counter()
+        found = Found(len(table.ids), table.ids, pairs, groups_of(table.ids, pairs), possible)
+        seconds["groups"] = time.perf_counter() - start
+        start = time.perf_counter()
+    seconds["rest of filing"] = time.perf_counter() - start
+    killpoints.reached("batch.filed")
 
     start = time.perf_counter()
     new = int(np.count_nonzero(table.was[table.changed] < 0))
@@ -96,10 +102,10 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
 
 
 def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, sketched: Any,
-          on_progress: Callable[[int], None]) -> Table:
+          on_progress: Callable[[int], None], filing: Behind) -> Table:
     """Read every row's content hash, a range of ids on each core (`hashed`); sketch into the
-    log, and file in the store, the rows that differ from what the last batch read, or from
-    what the store holds (`held`)."""
+    log, and file in the store (`filing`), the rows that differ from what the last batch
+    read, or from what the store holds (`held`)."""
     find = _finder(kept.ids)
     ids: list = []
     hashes, differ = [], []
@@ -115,8 +121,7 @@ def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, 
     parts = list(batched(differ, config.batch.chunk_size))
     for part, chunk in zip(parts, sketched([row for _, row in part] for part in parts)):
         at[[n for n, _ in part]] = log.append(chunk.fingerprints, chunk.keys, chunk.table)
-        store.file((chunk.record(n, config.source.table) for n in range(len(chunk.ids))), batch=True)
-    killpoints.reached("batch.filed")
+        filing.then(store.file, [chunk.record(n, config.source.table) for n in range(len(chunk.ids))], batch=True)
     return Table(ids, hashes_now, at, was_all, changed, len(differ))
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -154,32 +155,30 @@ def insert_all(target: Collection, docs: Iterable[dict], per_request: int = 20) 
 
 class Behind:
     """Calls made one at a time, in order, in a thread of their own while the caller goes
-    on (a batch reads the next chunk while the server files the last); each call's result,
-    or its error, comes at the next call, or at the end (`results`)."""
+    on (a batch reads the next chunk while the server files the last), at most `depth`
+    of them waiting; each call's result, or its error, comes when the caller next waits
+    for it, or at the end (`results`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, depth: int = 1) -> None:
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="behind")
-        self._pending: Future | None = None
+        self._pending: deque[Future] = deque()
+        self._depth = depth
         self.results: list = []
 
     def then(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self._settle()
-        self._pending = self._thread.submit(call, *args, **kwargs)
-
-    def _settle(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            self.results.append(pending.result())
+        while len(self._pending) >= self._depth:
+            self.results.append(self._pending.popleft().result())
+        self._pending.append(self._thread.submit(call, *args, **kwargs))
 
     def __enter__(self) -> Behind:
         return self
 
     def __exit__(self, kind: type | None, *exc_info: object) -> None:
         try:
-            if kind is None:
-                self._settle()
+            while kind is None and self._pending:
+                self.results.append(self._pending.popleft().result())
         finally:
-            self._thread.shutdown(wait=True)
+            self._thread.shutdown(wait=True, cancel_futures=True)  # what waits is not begun after an error
 
 
 @guarded
