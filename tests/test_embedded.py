@@ -317,3 +317,23 @@ def test_a_server_process_refuses_a_folder_in_use_saying_so(tmp_path):
     with EmbeddedMongo().start(tmp_path):
         with pytest.raises(EmbeddedMongoError, match="another server"):
             EmbeddedProcess().start(tmp_path)
+
+
+def test_a_pipeline_s_literals_are_data_its_expressions_still_checked(mongo_db):
+    from secantus import aggregate
+
+    bad_zone = {"$dateToString": {"date": "$at", "timezone": "Bad/Zone"}}
+    assert aggregate._literal_timezone_problem({"$literal": bad_zone}) is None  # data, as mongod reads it
+    assert aggregate._literal_timezone_problem({"$concat": ["a", {"$literal": bad_zone}]}) is None
+    assert aggregate._literal_timezone_problem({"$concat": ["a", bad_zone]}) is not None
+    assert aggregate._expression_shape_problem({"$literal": {"$add": []}}) is None
+    assert aggregate._expression_shape_problem({"$concat": [{"$add": [1, 2, 3]}, {"$year": {}}]}) is not None
+    rows = mongo_db.literals
+    rows.insert_one({"_id": 1, "keys": [1, 2]})
+    keys = list(range(-(2**40), -(2**40) + 30))
+    rows.update_one({"_id": 1}, [{"$replaceWith": {"keys": {"$literal": keys},
+                                                   "fresh": {"$setUnion": [{"$literal": keys}, "$keys"]}}}])
+    doc = rows.find_one({"_id": 1})
+    assert doc["keys"] == keys and sorted(doc["fresh"]) == sorted({*keys, 1, 2})
+    with pytest.raises(pymongo.errors.OperationFailure, match="Bad/Zone"):
+        rows.update_one({"_id": 1}, [{"$set": {"day": {"$dateToString": {"date": "$$NOW", "timezone": "Bad/Zone"}}}}])
