@@ -81,6 +81,7 @@ FRESH = "fresh"
 IN_IDS = 100  # values per $in: a SecantusDB find costs 0.5 ms, and 40 µs a document (embedded._patch_in)
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 96  # entries a bucket document holds at least, on average, as the batch sizes them
+BUCKETS_A_REQUEST = 1_000  # bucket documents a request sends: the server holds a request decoded whole
 MANIFEST_ROWS = 5_000  # rows a manifest document lists
 BUCKET_PART_ENTRIES = 4_000_000  # keys sorted into buckets at once (about 100 MB)
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
@@ -552,7 +553,7 @@ class MongoStore:
             signed, prints = keys.view(np.int64), np.asarray(prints, np.uint64).view(np.int64)
             return results.insert_all(target, (
                 {"_id": bucket, "keys": Binary(signed[at].tobytes()), "rows": take(at),
-                 "prints": Binary(prints[at].tobytes())} for bucket, at in _filed(keys, bits)), WRITE_CHUNK)
+                 "prints": Binary(prints[at].tobytes())} for bucket, at in _filed(keys, bits)), BUCKETS_A_REQUEST)
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
