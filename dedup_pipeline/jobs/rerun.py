@@ -52,7 +52,9 @@ class Table(NamedTuple):
 
     def gone(self, kept: Kept) -> np.ndarray:
         """Positions, among the last batch's rows, of those the table no longer has."""
-        return np.setdiff1d(np.arange(len(kept.ids)), self.was)
+        here = np.zeros(len(kept.ids), bool)
+        here[self.was[self.was >= 0]] = True
+        return np.flatnonzero(~here)
 
 
 def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_progress: Callable[[int], None],
