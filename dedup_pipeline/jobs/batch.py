@@ -129,7 +129,7 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
     with SqlSource(config) as source, Behind() as behind:
         for chunk in sketched(source.rows()):
             behind.then(file_chunk, store, run, config.source.table, chunk, held, first=manifest)
-            manifest += -(-len(chunk.ids) // MANIFEST_ROWS)
+            manifest += -(-len(chunk.ids) // MANIFEST_ROWS)  # the documents its part of the manifest takes
             ids += chunk.ids
             hashes += chunk.hashes
             prints.append(chunk.fingerprints)

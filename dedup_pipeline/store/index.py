@@ -219,7 +219,7 @@ def connect(uri: str) -> Iterator[pymongo.MongoClient]:
 @contextmanager
 def _embedded(config: Config) -> Iterator[EmbeddedProcess]:
     """The embedded server serving `<data_dir>/mongo`, in a process of its own: its work
-    and the caller's run side by side (a batch's first run: 37 -> 24 s at 200,000 rows)."""
+    (most of a batch's) and the caller's run side by side, on two cores."""
     folder = Path(config.store.data_dir) / "mongo"
     try:
         folder.mkdir(parents=True, exist_ok=True)
