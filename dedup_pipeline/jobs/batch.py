@@ -28,7 +28,7 @@ from .sketches import Kept, SketchLog, folder_of, forget_others, live_state, new
 from ..sql.source import SqlSource
 from ..store.index import MANIFEST_ROWS, Held, Store, bucket_bits
 from ..store.results import Behind
-from .stages import NONE, BatchResult, Chunk, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
+from .stages import NONE, BatchResult, Chunk, Filed, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
 
 
 ALGORITHMS = ("blocks", "single-pass")
@@ -126,16 +126,21 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
     hashes: list[str] = []
     prints, compared = [], False
     manifest = 0
+
+    def filed(chunk: Chunk, first: int) -> Filed:
+        done = file_chunk(store, run, config.source.table, chunk, held, first=first)
+        on_progress(len(chunk.ids))  # counted once filed: a check then sees its rows as read
+        return done
+
     with SqlSource(config) as source, Behind() as behind:
         for chunk in sketched(source.rows()):
-            behind.then(file_chunk, store, run, config.source.table, chunk, held, first=manifest)
+            behind.then(filed, chunk, manifest)
             manifest += -(-len(chunk.ids) // MANIFEST_ROWS)  # the documents its part of the manifest takes
             ids += chunk.ids
             hashes += chunk.hashes
             prints.append(chunk.fingerprints)
             log.append(chunk.fingerprints, chunk.keys, chunk.table)
             compared = compared or chunk.table is not None
-            on_progress(len(chunk.ids))
     fingerprints = np.concatenate(prints) if prints else np.zeros(0, np.uint64)
     added, changed = (sum(filed.added for filed in behind.results), sum(filed.changed for filed in behind.results))
     return _Read(ids, hashes, fingerprints, log.sets("keys"), log.table() if compared else None, added, changed)
