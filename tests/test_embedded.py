@@ -313,6 +313,15 @@ def test_a_server_process_compacts_when_asked(tmp_path):
         assert client.nightly.kept.count_documents({}) == 1
 
 
+def test_a_server_process_gone_compacts_nothing_and_raises_nothing(tmp_path):
+    mongo = EmbeddedProcess().start(tmp_path)
+    os.kill(mongo._process.pid, signal.SIGKILL)
+    mongo._process.wait()
+    assert mongo.compact() is False
+    mongo.stop()
+    assert mongo.compact() is False
+
+
 def test_a_server_process_refuses_a_folder_in_use_saying_so(tmp_path):
     with EmbeddedMongo().start(tmp_path):
         with pytest.raises(EmbeddedMongoError, match="another server"):

@@ -176,10 +176,14 @@ class EmbeddedProcess:
         return self
 
     def compact(self) -> bool:
-        """EmbeddedMongo.compact, in the server's process."""
-        self._process.stdin.write("compact\n")
-        self._process.stdin.flush()
-        return self._process.stdout.readline().strip() == "True"
+        """EmbeddedMongo.compact, in the server's process (False if it is gone: a store that
+        stays larger, never a failed batch)."""
+        try:
+            self._process.stdin.write("compact\n")
+            self._process.stdin.flush()
+            return self._process.stdout.readline().strip() == "True"
+        except (OSError, ValueError, AttributeError):
+            return False
 
     def stop(self) -> None:
         """Stop serving and close the data files cleanly. Safe to call twice."""
