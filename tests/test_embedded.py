@@ -346,3 +346,24 @@ def test_a_pipeline_s_literals_are_data_its_expressions_still_checked(mongo_db):
     assert doc["keys"] == keys and sorted(doc["fresh"]) == sorted({*keys, 1, 2})
     with pytest.raises(pymongo.errors.OperationFailure, match="Bad/Zone"):
         rows.update_one({"_id": 1}, [{"$set": {"day": {"$dateToString": {"date": "$$NOW", "timezone": "Bad/Zone"}}}}])
+
+
+def test_a_server_process_runs_the_very_package_its_parent_imported(tmp_path):
+    """Not another copy that happens to be installed: a checkout run from elsewhere, a worktree."""
+    import shutil
+
+    copy = tmp_path / "checkout"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "dedup_pipeline", copy / "dedup_pipeline",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    served = copy / "dedup_pipeline" / "store" / "embedded.py"
+    served.write_text(served.read_text(encoding="utf-8").replace(
+        "    with server:\n        print(server.uri, flush=True)",
+        "    with server:\n        Path(data_dir, 'served by the copy').touch()\n        print(server.uri, flush=True)"),
+        encoding="utf-8")
+    script = ("import sys; sys.path.insert(0, sys.argv[2]); from dedup_pipeline.store.embedded import EmbeddedProcess\n"
+              "with EmbeddedProcess().start(sys.argv[1]) as m: pass")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "mongo"), str(copy)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "mongo" / "served by the copy").exists()

@@ -164,9 +164,11 @@ class EmbeddedProcess:
         returns once it answers."""
         if self._process is not None:
             raise EmbeddedMongoError(f"already running at {self.uri}")
+        here = str(Path(__file__).resolve().parents[2])  # the server runs this very package, installed or not
+        path = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
         self._process = subprocess.Popen(
             [sys.executable, "-m", __name__, str(data_dir), str(port), str(os.getpid())],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": path})
         said = self._process.stdout.readline().strip()
         if not said.startswith("mongodb://"):
             self._process.wait()
