@@ -148,12 +148,11 @@ class Hashed(NamedTuple):
     differ: list[tuple[int, dict]]
 
 
-def _spans(kept: Kept, held: Held, find: Callable[[list], np.ndarray], size: int | None = None) -> list[Span]:
-    """The table in ranges of `size` of the last batch's rows, the first from its start and
-    the last to its end, so that every row there now is in one."""
-    size = size or SPAN_ROWS
+def _spans(kept: Kept, held: Held, find: Callable[[list], np.ndarray]) -> list[Span]:
+    """The table in ranges of SPAN_ROWS of the last batch's rows, the first from its start
+    and the last to its end, so that every row there now is in one."""
     n = len(kept.ids)
-    firsts = list(range(0, n, size)) or [0]
+    firsts = list(range(0, n, SPAN_ROWS)) or [0]
     ends = firsts[1:] + [n]
     held_rows = list(held.rows)
     where = find(held_rows)

@@ -86,8 +86,8 @@ MANIFEST_ROWS = 5_000  # rows a manifest document lists
 BUCKET_PART_ENTRIES = 4_000_000  # keys sorted into buckets at once (about 100 MB)
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 # The heartbeat's socket timeout is connectTimeoutMS: a server busy with a big write for
-# longer (the embedded one shares this process) must not be declared down, which would
-# cancel the write in flight.
+# longer (the embedded one shares this machine's two cores) must not be declared down,
+# which would cancel the write in flight.
 HEARTBEAT_MS = 30_000
 FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often
 DUPLICATE_KEY = 11000
