@@ -351,15 +351,16 @@ class MongoStore:
     def _fresh(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> Iterator[dict]:
         """The fresh rows under these rows' keys (filed under them since the buckets), asked
         for a few rows at a time and not those rows themselves (a batch files its rows
-        before it looks)."""
+        before it looks). Whole documents, as `records` reads them: SecantusDB deep-copies
+        every document a projection leaves fields out of (a quarter of a worker's server time)."""
         keys: list[int] = []
         rows: list[str] = []
         for n, (row, row_keys) in enumerate(wanted.items()):
             keys += [to_int64(k) for k in row_keys]
             rows.append(row_key(table, row))
             if len(keys) >= IN_IDS or n == len(wanted) - 1:
-                yield from (doc for doc in self.rows.find({"fresh": {"$in": keys}, "_id": {"$nin": rows}},
-                                                          {"fresh": 0, "was": 0}) if doc["table"] == table)
+                yield from (doc for doc in self.rows.find({"fresh": {"$in": keys}, "_id": {"$nin": rows}})
+                            if doc["table"] == table)
                 keys, rows = [], []
 
     def _stale_among(self, table: str, prints: list[int]) -> set:
@@ -398,7 +399,7 @@ class MongoStore:
         with _errors(self.where):
             ids = [row_key(table, r) for r in rows]
             return {d["row"]: _record(d) for start in range(0, len(ids), IN_IDS)
-                    for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, {"fresh": 0, "was": 0})}
+                    for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}})}
 
     def stored(self, table: str) -> Held:
         """What the store holds of `table`'s rows, for the next batch to write only what
