@@ -214,10 +214,10 @@ def counted(mongo_uri, mongo_db):
     client.close()
 
 
-def test_a_new_row_is_one_insert_and_the_guard(counted):
+def test_a_new_row_is_a_read_one_insert_and_the_guard(counted):
     store, commands = counted
     store.file([record(70_007, [70_001, 70_002], content="new")])
-    assert commands.names == ["insert", "update"]  # the row inserted; the pointer guard
+    assert commands.names == ["find", "insert", "update"]  # not held; the row inserted; the pointer guard
     assert store.fresh(T) == {70_007} and found(store, 70_002) == [70_007]
 
 
@@ -231,11 +231,49 @@ def test_a_row_inserted_is_the_document_the_replacement_would_have_made(mongo_db
     assert inserted == replaced
 
 
-def test_a_changed_row_is_an_insert_refused_then_one_write_and_the_guard(counted):
+def test_a_changed_row_is_a_read_one_write_and_the_guard(counted):
     store, commands = counted
     store.file([record(7, [1, 2, 3], content="new")])
-    assert commands.names == ["insert", "update", "update"]  # refused: held; the row replaced; the guard
+    assert commands.names == ["find", "update", "update"]  # what is held; the row replaced; the guard
     assert store.records(T, [7])[7] == record(7, [1, 2, 3], content="new")
+
+
+HELD = {  # a row's document as each writer leaves it, before it is filed again
+    "in the buckets": {"fingerprint": 11},
+    "fresh": {"fingerprint": 11, "fresh": [1, "fresh"], "was": []},
+    "changed since the buckets": {"fingerprint": 12, "fresh": [2, "was 11", "fresh"], "was": [11]},
+    "fresh by a version before was": {"fingerprint": 12, "fresh": [2, 1, "fresh"]},
+}
+
+
+@pytest.mark.parametrize("held", HELD.values(), ids=HELD.keys())
+def test_a_row_replaced_is_the_document_the_refile_makes_on_the_server(mongo_db, held):
+    ensure_indexes(mongo_db)
+    old = {"_id": f"{T}:7", "table": T, "row": 7, "content": "old", "keys": [1], **held}
+    mongo_db.rows.insert_one(old)
+    mongo_db.refiled.insert_one(old)
+    row = record(7, [5, 1, 5 + 2**63], content="new")
+    MongoStore(mongo_db).file([row])
+    mongo_db.refiled.bulk_write([_refiled(row)])
+    replaced, refiled = mongo_db.rows.find_one(), mongo_db.refiled.find_one()
+    assert sorted(map(str, replaced.pop("fresh"))) == sorted(map(str, refiled.pop("fresh")))
+    assert replaced == refiled
+
+
+def test_a_row_removed_between_its_read_and_its_replacement_is_filed_all_the_same(mongo_db, monkeypatch):
+    ensure_indexes(mongo_db)
+    store, other = MongoStore(mongo_db), MongoStore(mongo_db)
+    build(store, [record(n, [n]) for n in range(10)])
+    insert = MongoStore._insert
+
+    def removed_meanwhile(self, docs):
+        other.remove(T, [7])  # another writer, after this one read row 7 as the buckets hold it
+        return insert(self, docs)
+
+    monkeypatch.setattr(MongoStore, "_insert", removed_meanwhile)
+    store.file([record(7, [70], content="new")])
+    assert store.records(T, [7])[7] == record(7, [70], content="new")
+    assert found(store, 70) == [7] and found(store, 7) == []
 
 
 def test_a_lookup_without_copies_is_three_finds(counted):

@@ -58,7 +58,7 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator, Mapping, S
 import numpy as np
 import pymongo
 from bson import Binary
-from pymongo import DeleteOne, UpdateOne, WriteConcern
+from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, PyMongoError
 
 from . import mongo
@@ -283,11 +283,12 @@ class MongoStore:
         if now or time.monotonic() - self._read_at > FOLLOW_S:
             self._use(results.pointer(self.db))
 
-    def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True) -> int:
+    def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True, again: list | None = None) -> int:
         """Run a write's ops on the rows, then log the rows while a batch builds (unless the
         batch writes them), ended by a guard that matches only if the pointer still says
         what this store read; if not, the pointer moved meanwhile: read it again and make
-        the write again. Returns how many documents its deletes deleted."""
+        the write again (with `again`, where given). Returns how many documents its
+        deletes deleted."""
         deleted = 0
         while True:
             if ops:
@@ -300,6 +301,7 @@ class MongoStore:
             if self.db[results.RUNS].update_one(same, {"$set": {"run": self.generation}}).matched_count:
                 return deleted
             self._follow(now=True)
+            ops = ops if again is None else again
 
     # -- reading
 
@@ -460,17 +462,31 @@ class MongoStore:
                 for record in chunk:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
-                    # Rows the store does not hold are inserted (an update costs twice as
-                    # much); the others, and a batch's new row filed meanwhile by another
-                    # writer (in the live index: it stays fresh), replace what it holds.
-                    held = self._insert([_inserted(r, fresh) for r in group])
-                    self._guarded(table, [r.row for r in group],
-                                  [_refiled(r) for r in group if row_key(r.table, r.row) in held], log=not batch)
+                    self._file(table, group, fresh, log=not batch)
                 written += len(chunk)
         return written
 
+    def _file(self, table: str, group: list[Record], fresh: bool, log: bool) -> None:
+        """Insert the rows the store does not hold (an update costs twice as much); replace
+        what it holds of the others, made from what was read of it, as `_refiled` makes it
+        on the server (that costs SecantusDB three times as much); a row changed meanwhile
+        by another writer, and a batch's new row filed meanwhile (in the live index: it
+        stays fresh), refiled."""
+        ids = [row_key(table, r.row) for r in group]
+        read = {d["_id"]: d for start in range(0, len(ids), IN_IDS) for d in self.rows.find(
+            {"_id": {"$in": ids[start:start + IN_IDS]}}, {"fingerprint": 1, "fresh": 1, "was": 1})}
+        taken = self._insert([_inserted(r, fresh) for r, i in zip(group, ids) if i not in read])
+        refiled = [_refiled(r) for r, i in zip(group, ids) if i in read or i in taken]
+        replaced = [ReplaceOne(_as_read(read[i]), _replaced(r, read[i])) for r, i in zip(group, ids) if i in read]
+        first = [_refiled(r) for r, i in zip(group, ids) if i in taken]
+        if replaced and self.rows.bulk_write(replaced, ordered=False).matched_count < len(replaced):
+            first = refiled  # which changed is not told: refiled all, which gives the same for the others
+        self._guarded(table, [r.row for r in group], first, log=log, again=refiled)
+
     def _insert(self, docs: list[dict]) -> set:
         """Insert row documents; the _ids of those another writer had filed meanwhile."""
+        if not docs:
+            return set()
         try:
             self.rows.insert_many(docs, ordered=False)
         except BulkWriteError as e:
@@ -676,6 +692,21 @@ def _refiled(record: Record) -> UpdateOne:
         **{field: {"$literal": value} for field, value in doc.items()},
         "fresh": {"$cond": [older, {"$setUnion": [keys, "$fresh", [FRESH]]}, {"$setUnion": [keys, marks, [FRESH]]}]},
         "was": {"$cond": [older, "$$REMOVE", was]}}}], upsert=True)
+
+
+def _replaced(record: Record, held: dict) -> dict:
+    """The document `_refiled` makes of a row, from what was read of the one it replaces
+    (`held`: its fingerprint, fresh and was)."""
+    doc = {"_id": row_key(record.table, record.row), **_document(record)}
+    if "fresh" in held and "was" not in held:
+        return {**doc, "fresh": [*dict.fromkeys([*doc["keys"], *held["fresh"], FRESH])]}
+    was = held["was"] if held.get("was") is not None else [held["fingerprint"]] if "fingerprint" in held else []
+    return {**doc, "fresh": [*dict.fromkeys([*doc["keys"], *map(_was, was), FRESH])], "was": was}
+
+
+def _as_read(held: dict) -> dict:
+    """A filter matching a row's document only while what `_replaced` read of it holds."""
+    return {"_id": held["_id"], **{field: held.get(field, {"$exists": False}) for field in ("fingerprint", "fresh", "was")}}
 
 
 def _was(fingerprint: int | str) -> str:
