@@ -7,7 +7,7 @@ import numpy as np
 import pymongo
 import pytest
 
-from dedup_pipeline.store import results
+from dedup_pipeline.store import index, results
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.store.index import (
@@ -214,10 +214,10 @@ def counted(mongo_uri, mongo_db):
     client.close()
 
 
-def test_a_new_row_is_a_read_one_insert_and_the_guard(counted):
+def test_a_new_row_is_one_insert_and_the_guard(counted):
     store, commands = counted
     store.file([record(70_007, [70_001, 70_002], content="new")])
-    assert commands.names == ["find", "insert", "update"]  # not held; the row inserted; the pointer guard
+    assert commands.names == ["insert", "update"]  # the row inserted; the pointer guard
     assert store.fresh(T) == {70_007} and found(store, 70_002) == [70_007]
 
 
@@ -231,10 +231,10 @@ def test_a_row_inserted_is_the_document_the_replacement_would_have_made(mongo_db
     assert inserted == replaced
 
 
-def test_a_changed_row_is_a_read_one_write_and_the_guard(counted):
+def test_a_changed_row_is_an_insert_refused_a_read_one_write_and_the_guard(counted):
     store, commands = counted
     store.file([record(7, [1, 2, 3], content="new")])
-    assert commands.names == ["find", "update", "update"]  # what is held; the row replaced; the guard
+    assert commands.names == ["insert", "find", "update", "update"]  # held; as read; replaced; the guard
     assert store.records(T, [7])[7] == record(7, [1, 2, 3], content="new")
 
 
@@ -264,13 +264,13 @@ def test_a_row_removed_between_its_read_and_its_replacement_is_filed_all_the_sam
     ensure_indexes(mongo_db)
     store, other = MongoStore(mongo_db), MongoStore(mongo_db)
     build(store, [record(n, [n]) for n in range(10)])
-    insert = MongoStore._insert
+    replaced = index._replaced
 
-    def removed_meanwhile(self, docs):
+    def removed_meanwhile(record, held):
         other.remove(T, [7])  # another writer, after this one read row 7 as the buckets hold it
-        return insert(self, docs)
+        return replaced(record, held)
 
-    monkeypatch.setattr(MongoStore, "_insert", removed_meanwhile)
+    monkeypatch.setattr(index, "_replaced", removed_meanwhile)
     store.file([record(7, [70], content="new")])
     assert store.records(T, [7])[7] == record(7, [70], content="new")
     assert found(store, 70) == [7] and found(store, 7) == []

@@ -3,7 +3,7 @@ documents (seed 003 §2.2's layout, with a bucket of the key where the paper has
 block value).
 
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
-                    "content": "<hash>", "keys": [<int64>, ...], "sketch": <bytes>,
+                    "content": "<hash>", "keys": <int64 packed>, "sketch": <bytes>,
                     "fresh": [<int64>, ..., "was <int64>", "fresh"], "was": [<int64>]}
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...],
                     "prints": <each row's fingerprint, int64 packed>}
@@ -57,7 +57,6 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator, Mapping, S
 
 import numpy as np
 import pymongo
-from bson import Binary
 from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
 from pymongo.errors import BulkWriteError, PyMongoError
 
@@ -316,7 +315,7 @@ class MongoStore:
             found, spoken = {}, set(wanted)
             for doc in self._fresh(table, wanted):
                 spoken.add(doc["row"])
-                if keys.intersection(doc["keys"]):
+                if keys.intersection(_keys(doc)):
                     found[doc["row"]] = _record(doc)
             filed = self._in_buckets(sorted(keys))
             for row in spoken:
@@ -467,26 +466,30 @@ class MongoStore:
         return written
 
     def _file(self, table: str, group: list[Record], fresh: bool, log: bool) -> None:
-        """Insert the rows the store does not hold (an update costs twice as much); replace
-        what it holds of the others, made from what was read of it, as `_refiled` makes it
-        on the server (that costs SecantusDB three times as much); a row changed meanwhile
-        by another writer, and a batch's new row filed meanwhile (in the live index: it
-        stays fresh), refiled."""
-        ids = [row_key(table, r.row) for r in group]
-        read = {d["_id"]: d for start in range(0, len(ids), IN_IDS) for d in self.rows.find(
-            {"_id": {"$in": ids[start:start + IN_IDS]}}, {"fingerprint": 1, "fresh": 1, "was": 1})}
-        taken = self._insert([_inserted(r, fresh) for r, i in zip(group, ids) if i not in read])
-        refiled = [_refiled(r) for r, i in zip(group, ids) if i in read or i in taken]
-        replaced = [ReplaceOne(_as_read(read[i]), _replaced(r, read[i])) for r, i in zip(group, ids) if i in read]
-        first = [_refiled(r) for r, i in zip(group, ids) if i in taken]
-        if replaced and self.rows.bulk_write(replaced, ordered=False).matched_count < len(replaced):
-            first = refiled  # which changed is not told: refiled all, which gives the same for the others
+        """Insert the rows (an update costs twice as much); those the store holds, and a
+        batch's new row filed meanwhile (in the live index: it stays fresh), are refused and
+        replace what it holds (`_replace`), or are refiled where that changed meanwhile."""
+        taken = self._insert([_inserted(r, fresh) for r in group])
+        held = [(r, i) for r in group if (i := row_key(table, r.row)) in taken]
+        refiled = [_refiled(r) for r, _ in held]
+        # which row changed is not told: refiled all, which gives the others what they hold
+        first = refiled if held and not self._replace(held) else []
         self._guarded(table, [r.row for r in group], first, log=log, again=refiled)
 
+    def _replace(self, held: list[tuple[Record, str]]) -> bool:
+        """Replace the documents of these rows ((record, _id)) by what `_refiled` makes of
+        them on the server, made from what is read of them (SecantusDB's pipeline costs three
+        times as much); False unless every one was as read."""
+        ids = [i for _, i in held]
+        read = {d["_id"]: d for start in range(0, len(ids), IN_IDS) for d in self.rows.find(
+            {"_id": {"$in": ids[start:start + IN_IDS]}}, {"fingerprint": 1, "fresh": 1, "was": 1})}
+        if len(read) < len(held):
+            return False
+        ops = [ReplaceOne(_as_read(read[i]), _replaced(r, read[i])) for r, i in held]
+        return self.rows.bulk_write(ops, ordered=False).matched_count == len(ops)
+
     def _insert(self, docs: list[dict]) -> set:
-        """Insert row documents; the _ids of those another writer had filed meanwhile."""
-        if not docs:
-            return set()
+        """Insert row documents; the _ids of those the store holds."""
         try:
             self.rows.insert_many(docs, ordered=False)
         except BulkWriteError as e:
@@ -569,8 +572,8 @@ class MongoStore:
                 target.delete_many({"_id": {"$gte": span[0], "$lt": span[1]}})
             signed, prints = keys.view(np.int64), np.asarray(prints, np.uint64).view(np.int64)
             return results.insert_all(target, (
-                {"_id": bucket, "keys": Binary(signed[at].tobytes()), "rows": take(at),
-                 "prints": Binary(prints[at].tobytes())} for bucket, at in _filed(keys, bits)), BUCKETS_A_REQUEST)
+                {"_id": bucket, "keys": signed[at].tobytes(), "rows": take(at),
+                 "prints": prints[at].tobytes()} for bucket, at in _filed(keys, bits)), BUCKETS_A_REQUEST)
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
@@ -663,17 +666,32 @@ class MongoStore:
 
 
 def _document(record: Record) -> dict:
-    doc = {"table": record.table, "row": record.row, "fingerprint": to_int64(record.fingerprint),
-           "content": record.content, "keys": [to_int64(k) for k in record.keys]}
+    """A row's document, but for `fresh` and `was`. Its keys are packed (int64): SecantusDB
+    decodes and encodes an array value by value, and a row of packed keys costs it a third
+    less to insert (a batch inserts a document a row)."""
+    doc = {"_id": row_key(record.table, record.row), "table": record.table, "row": record.row,
+           "fingerprint": to_int64(record.fingerprint), "content": record.content,
+           "keys": np.array(record.keys, np.uint64).view(np.int64).tobytes()}
     if record.sketch is not None:
-        doc["sketch"] = Binary(record.sketch)
+        doc["sketch"] = record.sketch
     return doc
+
+
+def _signed(record: Record) -> list[int]:
+    """A row's keys as `fresh` lists them (int64, one index entry each)."""
+    return [to_int64(k) for k in record.keys]
+
+
+def _keys(doc: dict) -> list[int]:
+    """A row document's keys (int64): packed, or listed as versions before packing did."""
+    keys = doc["keys"]
+    return np.frombuffer(keys, np.int64).tolist() if isinstance(keys, bytes) else keys
 
 
 def _inserted(record: Record, fresh: bool) -> dict:
     """A row's document as `_refiled` makes it where the store holds none."""
-    doc = {"_id": row_key(record.table, record.row), **_document(record)}
-    return {**doc, "fresh": [*dict.fromkeys(doc["keys"]), FRESH], "was": []} if fresh else doc
+    doc = _document(record)
+    return {**doc, "fresh": [*dict.fromkeys(_signed(record)), FRESH], "was": []} if fresh else doc
 
 
 def _refiled(record: Record) -> UpdateOne:
@@ -682,8 +700,8 @@ def _refiled(record: Record) -> UpdateOne:
     when the buckets hold that one), so that a lookup reading its copies as one learns that
     it changed. A document a version before `was` made fresh keeps that version's `fresh`:
     every key the buckets may file it under."""
-    doc = {"_id": row_key(record.table, record.row), **_document(record)}
-    keys = {"$literal": doc["keys"]}
+    doc = _document(record)
+    keys = {"$literal": _signed(record)}
     older = {"$and": [{"$ne": [{"$type": "$fresh"}, "missing"]}, {"$eq": [{"$type": "$was"}, "missing"]}]}
     filed = {"$cond": [{"$eq": [{"$type": "$fingerprint"}, "missing"]}, [], ["$fingerprint"]]}
     was = {"$ifNull": ["$was", filed]}
@@ -697,11 +715,11 @@ def _refiled(record: Record) -> UpdateOne:
 def _replaced(record: Record, held: dict) -> dict:
     """The document `_refiled` makes of a row, from what was read of the one it replaces
     (`held`: its fingerprint, fresh and was)."""
-    doc = {"_id": row_key(record.table, record.row), **_document(record)}
+    doc, keys = _document(record), _signed(record)
     if "fresh" in held and "was" not in held:
-        return {**doc, "fresh": [*dict.fromkeys([*doc["keys"], *held["fresh"], FRESH])]}
+        return {**doc, "fresh": [*dict.fromkeys([*keys, *held["fresh"], FRESH])]}
     was = held["was"] if held.get("was") is not None else [held["fingerprint"]] if "fingerprint" in held else []
-    return {**doc, "fresh": [*dict.fromkeys([*doc["keys"], *map(_was, was), FRESH])], "was": was}
+    return {**doc, "fresh": [*dict.fromkeys([*keys, *map(_was, was), FRESH])], "was": was}
 
 
 def _as_read(held: dict) -> dict:
@@ -716,7 +734,7 @@ def _was(fingerprint: int | str) -> str:
 
 def _record(doc: dict) -> Record:
     return Record(doc["table"], doc["row"], from_int64(doc["fingerprint"]), doc["content"],
-                  tuple(from_int64(k) for k in doc["keys"]), None if doc.get("sketch") is None else bytes(doc["sketch"]))
+                  tuple(from_int64(k) for k in _keys(doc)), None if doc.get("sketch") is None else bytes(doc["sketch"]))
 
 
 def batched(items: Iterable, size: int) -> Iterator[list]:
