@@ -689,9 +689,11 @@ def _keys(doc: dict) -> list[int]:
 
 
 def _inserted(record: Record, fresh: bool) -> dict:
-    """A row's document as `_refiled` makes it where the store holds none."""
+    """A row's document as `_refiled` makes it where the store holds none. FRESH comes first
+    in `fresh`, the marks of `was` next: SecantusDB checks each document an index finds
+    against the query again, value by value (`since` reads every fresh row)."""
     doc = _document(record)
-    return {**doc, "fresh": [*dict.fromkeys(_signed(record)), FRESH], "was": []} if fresh else doc
+    return {**doc, "fresh": [FRESH, *dict.fromkeys(_signed(record))], "was": []} if fresh else doc
 
 
 def _refiled(record: Record) -> UpdateOne:
@@ -708,7 +710,7 @@ def _refiled(record: Record) -> UpdateOne:
     marks = {"$map": {"input": was, "in": {"$concat": [_was(""), {"$toString": "$$this"}]}}}
     return UpdateOne({"_id": doc["_id"]}, [{"$replaceWith": {
         **{field: {"$literal": value} for field, value in doc.items()},
-        "fresh": {"$cond": [older, {"$setUnion": [keys, "$fresh", [FRESH]]}, {"$setUnion": [keys, marks, [FRESH]]}]},
+        "fresh": {"$cond": [older, {"$setUnion": [[FRESH], keys, "$fresh"]}, {"$setUnion": [[FRESH], marks, keys]}]},
         "was": {"$cond": [older, "$$REMOVE", was]}}}], upsert=True)
 
 
@@ -717,9 +719,9 @@ def _replaced(record: Record, held: dict) -> dict:
     (`held`: its fingerprint, fresh and was)."""
     doc, keys = _document(record), _signed(record)
     if "fresh" in held and "was" not in held:
-        return {**doc, "fresh": [*dict.fromkeys([*keys, *held["fresh"], FRESH])]}
+        return {**doc, "fresh": [*dict.fromkeys([FRESH, *keys, *held["fresh"]])]}
     was = held["was"] if held.get("was") is not None else [held["fingerprint"]] if "fingerprint" in held else []
-    return {**doc, "fresh": [*dict.fromkeys([*keys, *map(_was, was), FRESH])], "was": was}
+    return {**doc, "fresh": [*dict.fromkeys([FRESH, *map(_was, was), *keys])], "was": was}
 
 
 def _as_read(held: dict) -> dict:
