@@ -16,7 +16,7 @@ the re-run and the worker, measured with pymongo and nothing of the pipeline but
 4. Finds by `{"_id": {"$in": ids}}` of 1, 20, 100 and 500 random ids, with SecantusDB's own
    comparison of each document found with every id, and with `_patch_in`'s set.
 
-Last line: insert_us_no_index= insert_us_fresh= insert_us_two= replace_us= replace_us_keys=
+Last line: insert_us_no_index= insert_us_fresh= insert_us_two= insert_us_packed= replace_us= replace_us_keys=
 replace_us_twice= entry_us= walk_ms= seek_ms= find_ms= in_us_own= in_us_set= (µs per document;
 entry_us: the cost of one index entry, from the replace with twice the keys against the one
 with none; find_ms: a find of one id; in_us_own, in_us_set: µs per id of a find of 500)
@@ -122,8 +122,11 @@ def main() -> None:
 
     inserts = {name: insert_us(docs, indexes) for name, indexes in
                [("no_index", []), ("fresh", ["fresh"]), ("two", ["fresh", "was"])]}
+    packed = [{**d, "keys": np.array(d["keys"], np.int64).tobytes()} for d in docs]
+    inserts["packed"] = insert_us(packed, ["fresh"])
     print(f"{args.docs:,} row documents inserted, µs each: no index {inserts['no_index']:.0f}, "
-          f"sparse fresh {inserts['fresh']:.0f}, two sparse {inserts['two']:.0f}", flush=True)
+          f"sparse fresh {inserts['fresh']:.0f}, two sparse {inserts['two']:.0f}, sparse fresh and the keys packed "
+          f"{inserts['packed']:.0f}", flush=True)
 
     with tempfile.TemporaryDirectory() as folder:
         with EmbeddedMongo().start(folder) as mongo, pymongo.MongoClient(mongo.uri) as client:
@@ -142,7 +145,8 @@ def main() -> None:
     print(f"the largest record id of {args.docs:,} documents: SecantusDB's walk {walked:.0f} ms, "
           f"max_record_id's seek {sought:.1f} ms")
     print(f"insert_us_no_index={inserts['no_index']:.0f} insert_us_fresh={inserts['fresh']:.0f} "
-          f"insert_us_two={inserts['two']:.0f} replace_us={replaced[0]:.0f} replace_us_keys={replaced[args.keys]:.0f} "
+          f"insert_us_two={inserts['two']:.0f} insert_us_packed={inserts['packed']:.0f} "
+          f"replace_us={replaced[0]:.0f} replace_us_keys={replaced[args.keys]:.0f} "
           f"replace_us_twice={replaced[2 * args.keys]:.0f} entry_us={entry:.1f} walk_ms={walked:.1f} seek_ms={sought:.2f} "
           f"find_ms={finds[1][1] / 1000:.2f} in_us_own={finds[500][0]:.0f} in_us_set={finds[500][1]:.0f}")
 
