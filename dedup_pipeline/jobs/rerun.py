@@ -65,14 +65,20 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     log = SketchLog(folder / kept.log, kept.slots)
     start = time.perf_counter()
     held = store.since(config.source.table)  # what the store holds otherwise than the last batch read
-    with Behind(FILING_DEPTH) as filing:  # the rows changed are filed while the pairs are found
+    # the rows changed are filed, and those gone removed, while the pairs are found
+    with Behind(FILING_DEPTH) as filing:
         with chunks_mapped(config, processes, sketcher, sketch) as sketched:
             table = _read(config, store, kept, log, held, sketched, on_progress, filing)
+        gone = table.gone(kept)
+        # what the store holds otherwise and the table has not, but for rows removed in an earlier night:
+        # the log keeps them until a full batch, and removing them again each night cost more each night
+        gone_ids = sorted({*(kept.ids[n] for n in gone.tolist()), *(held.rows.keys() - held.logged - set(table.ids))},
+                          key=str)
+        filing.then(store.remove, config.source.table, gone_ids, batch=True)  # logged: the buckets still file them
         seconds["read+fingerprint"] = time.perf_counter() - start
 
         start = time.perf_counter()
         near = _Near(log, table)
-        gone = table.gone(kept)
         was = table.was[table.changed]
         # the rows sharing a key with a changed row as it was (or a row gone) or as it is
         focus = np.union1d(table.changed, near.under(np.concatenate(
@@ -86,6 +92,7 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
         start = time.perf_counter()
     seconds["rest of filing"] = time.perf_counter() - start
     killpoints.reached("batch.filed")
+    killpoints.reached("batch.removed")
 
     start = time.perf_counter()
     new = int(np.count_nonzero(table.was[table.changed] < 0))
@@ -93,11 +100,7 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
                          added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
                          read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs, possible)
-    # what the store holds otherwise and the table has not, but for rows removed in an earlier night:
-    # the log keeps them until a full batch, and removing them again each night cost more each night
-    gone_ids = sorted({*(kept.ids[n] for n in gone.tolist()), *(held.rows.keys() - held.logged - set(table.ids))},
-                      key=str)
-    result.obey(_go_live(config, store, run, found, gone_ids, state, folder))
+    result.obey(_go_live(config, store, run, found, filing.results[-1], state, folder))
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
     return result
@@ -303,13 +306,11 @@ def _copies(scheme: Scheme, log: SketchLog, table: Table) -> int:
     return int(np.count_nonzero(originals(identity) != np.arange(len(identity))))
 
 
-def _go_live(config: Config, store: Store, run: str, found: Found, gone: list, state: Kept, folder: Path) -> Live:
-    """Write the run's pairs, groups and dedup_match, forget the rows gone, and switch the
-    run live on the live buckets."""
+def _go_live(config: Config, store: Store, run: str, found: Found, removed: int, state: Kept, folder: Path) -> Live:
+    """Write the run's pairs, groups and dedup_match, and switch the run live on the live
+    buckets (`removed`: the rows gone it took out of the store)."""
     found, dedup_match, queued = write_results(config, store, run, found)
     killpoints.reached("batch.results")
-    removed = store.remove(config.source.table, gone, batch=True)  # logged: the buckets still file them
-    killpoints.reached("batch.removed")
     state.save(folder)  # before the switch that names it
     live = store.current_run() or {}
     store.switch(run, summary(found, state.token), live.get("bucket_bits", 0), base=live.get("base") or live["run"])
