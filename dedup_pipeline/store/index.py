@@ -4,7 +4,7 @@ block value).
 
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": <int64 packed>, "sketch": <bytes>,
-                    "fresh": [<int64>, ..., "was <int64>", "fresh"], "was": [<int64>]}
+                    "fresh": ["fresh", "was <int64>", <int64>, ...], "was": [<int64>]}
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...],
                     "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
