@@ -100,7 +100,8 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
                          added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
                          read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs, possible)
-    result.obey(_go_live(config, store, run, found, filing.results[-1], state, folder))
+    removed = filing.results[-1]  # the last call made behind: the rows gone
+    result.obey(_go_live(config, store, run, found, removed, state, folder))
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
     return result

@@ -282,12 +282,13 @@ class MongoStore:
         if now or time.monotonic() - self._read_at > FOLLOW_S:
             self._use(results.pointer(self.db))
 
-    def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True, again: list | None = None) -> int:
+    def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True,
+                 again: Callable[[], list] | None = None) -> int:
         """Run a write's ops on the rows, then log the rows while a batch builds (unless the
         batch writes them), ended by a guard that matches only if the pointer still says
         what this store read; if not, the pointer moved meanwhile: read it again and make
-        the write again (with `again`, where given). Returns how many documents its
-        deletes deleted."""
+        the write again (with the ops `again` gives, where given). Returns how many
+        documents its deletes deleted."""
         deleted = 0
         while True:
             if ops:
@@ -300,7 +301,7 @@ class MongoStore:
             if self.db[results.RUNS].update_one(same, {"$set": {"run": self.generation}}).matched_count:
                 return deleted
             self._follow(now=True)
-            ops = ops if again is None else again
+            ops = ops if again is None else again()
 
     # -- reading
 
@@ -471,9 +472,11 @@ class MongoStore:
         replace what it holds (`_replace`), or are refiled where that changed meanwhile."""
         taken = self._insert([_inserted(r, fresh) for r in group])
         held = [(r, i) for r in group if (i := row_key(table, r.row)) in taken]
-        refiled = [_refiled(r) for r, _ in held]
+
+        def refiled() -> list:
+            return [_refiled(r) for r, _ in held]
         # which row changed is not told: refiled all, which gives the others what they hold
-        first = refiled if held and not self._replace(held) else []
+        first = refiled() if held and not self._replace(held) else []
         self._guarded(table, [r.row for r in group], first, log=log, again=refiled)
 
     def _replace(self, held: list[tuple[Record, str]]) -> bool:
