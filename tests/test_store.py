@@ -107,6 +107,17 @@ def test_rows_in_the_live_buckets_are_found_without_being_fresh(mongo_db):
     assert found(store, 1000) == [n for n in range(300) if n % 7 == 0]
 
 
+@pytest.mark.parametrize("ids, stored", [(range(300), bytes), ([f"r{n}" for n in range(300)], list)])
+def test_a_buckets_rows_are_packed_when_64_bit_integers_and_listed_otherwise(mongo_db, ids, stored):
+    ensure_indexes(mongo_db)
+    store = MongoStore(mongo_db)
+    ids = list(ids)
+    build(store, [record(row, [n, 1000 + n % 7]) for n, row in enumerate(ids)])
+    assert {type(doc["rows"]) for doc in results.live(mongo_db, "blocks").find()} == {stored}
+    assert found(store, 5) == [ids[5]]
+    assert found(store, 1000) == sorted(row for n, row in enumerate(ids) if n % 7 == 0)
+
+
 def test_a_row_changed_or_removed_after_the_batch_leaves_its_old_bucket_entries_behind(mongo_db):
     ensure_indexes(mongo_db)
     store = MongoStore(mongo_db)
@@ -385,6 +396,7 @@ def test_keys_filed_a_range_of_buckets_at_a_time_are_filed_as_all_at_once():
     bits = bucket_bits(len(keys))
     bucket = buckets(keys, bits)
     order = np.argsort(bucket, kind="stable")
-    whole = [(int(b), order[bucket[order] == b].tolist()) for b in np.unique(bucket)]
+    whole = (bucket[order].tolist(), order.tolist(), keys[order].tolist())
     for part_entries in (len(keys), 1000, 37, 1):
-        assert [(b, at.tolist()) for b, at in _filed(keys, bits, part_entries)] == whole
+        filed = list(_filed(keys, bits, part_entries))
+        assert tuple(np.concatenate(column).tolist() for column in zip(*filed)) == whole

@@ -26,7 +26,7 @@ from ..core.shingles import Sets, SketchTable
 from .rerun import rerun
 from .sketches import Kept, SketchLog, folder_of, forget_others, live_state, new_token
 from ..sql.source import SqlSource
-from ..store.index import MANIFEST_ROWS, Held, Store, bucket_bits
+from ..store.index import MANIFEST_ROWS, Held, Store, bucket_bits, id_array
 from ..store.results import Behind
 from .stages import NONE, BatchResult, Chunk, Filed, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
 
@@ -76,16 +76,20 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
         seconds["read+fingerprint"] = time.perf_counter() - start
 
     trim()
-    start = time.perf_counter()
-    scheme = scheme_of(config)
-    possible = NONE
-    if algorithm == "single-pass":
-        similar = _single_pass(read.fingerprints, config.fingerprint.k)
-    else:
-        decided = scheme.decide(read.table if read.table is not None else read.fingerprints)
-        similar, possible = decided.similar, decided.possible
-    pairs = similar.linked()
-    seconds["all-pairs"] = time.perf_counter() - start
+    bits = bucket_bits(len(read.keys.values))
+    with Behind() as behind:  # the server files the buckets while the pairs are found here
+        behind.then(_write_buckets, store, run, bits, read, seconds)
+        start = time.perf_counter()
+        scheme = scheme_of(config)
+        possible = NONE
+        if algorithm == "single-pass":
+            similar = _single_pass(read.fingerprints, config.fingerprint.k)
+        else:
+            decided = scheme.decide(read.table if read.table is not None else read.fingerprints)
+            similar, possible = decided.similar, decided.possible
+        pairs = similar.linked()
+        seconds["all-pairs"] = time.perf_counter() - start
+    seconds["index after"] = time.perf_counter() - start - seconds["all-pairs"]
 
     trim()
     start = time.perf_counter()
@@ -96,7 +100,7 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
                          decided=len(read.ids))
     kept = Kept(new_token(), log.folder.name, log.slots, log.slots, read.ids, np.array(read.hashes, "S16"),
                 np.arange(len(read.ids)), pairs, possible)
-    _store(config, store, result, read, held, kept, folder)
+    _store(config, store, result, read, held, kept, folder, bits)
     return result
 
 
@@ -146,19 +150,19 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
     return _Read(ids, hashes, fingerprints, log.sets("keys"), log.table() if compared else None, added, changed)
 
 
-def _store(config: Config, store: Store, result: BatchResult, read: _Read, held: Held, kept: Kept,
-           folder: Path) -> None:
-    """Build the run's buckets, make them live with its results (stages.go_live), then
-    check again each row an incremental writer changed meanwhile."""
+def _write_buckets(store: Store, run: str, bits: int, read: _Read, seconds: dict[str, float]) -> None:
+    """File every row's keys in the run's buckets."""
     start = time.perf_counter()
-    rows_of_keys = np.repeat(np.arange(len(read.ids), dtype=np.int32 if len(read.ids) < 2**31 else np.int64),
-                             read.keys.sizes())
-    bits = bucket_bits(len(read.keys.values))
-    store.write_buckets(result.run, bits, np.asarray(read.keys.values), _Positions(read.ids, rows_of_keys),
-                        read.fingerprints[rows_of_keys])
-    result.seconds["index"] = time.perf_counter() - start
-    trim()
+    store.write_buckets(run, bits, read.keys.values, _At(id_array(read.ids), read.keys.starts),
+                        _At(read.fingerprints, read.keys.starts))
+    seconds["index"] = time.perf_counter() - start
 
+
+def _store(config: Config, store: Store, result: BatchResult, read: _Read, held: Held, kept: Kept,
+           folder: Path, bits: int) -> None:
+    """Make the run live with its buckets (`bits`) and results (stages.go_live), then
+    check again each row an incremental writer changed meanwhile."""
+    trim()
     start = time.perf_counter()
     read_ids = set(read.ids)
     kept.save(folder)  # before the switch that names it
@@ -172,15 +176,12 @@ def _store(config: Config, store: Store, result: BatchResult, read: _Read, held:
     result.replayed = replay(config, store, result.dedup_match is not None)
 
 
-class _Positions:
-    """ids[positions[n]] for each n, without a list of them all."""
+class _At(NamedTuple):
+    """values[row] for the row of each (row, key) entry taken (`starts`: the keys' Sets.starts),
+    without an array of the entries' rows."""
 
-    def __init__(self, ids: list, positions: np.ndarray):
-        self.ids, self.positions = ids, positions
-        self.numbers = np.asarray(ids) if ids and all(type(i) is int for i in ids) else None
+    values: np.ndarray
+    starts: np.ndarray
 
-    def take(self, at: np.ndarray) -> list:
-        """The ids at these n, gathered at once when they are integers."""
-        if self.numbers is not None:
-            return self.numbers[self.positions[at]].tolist()
-        return [self.ids[p] for p in self.positions[at].tolist()]
+    def take(self, at: np.ndarray) -> np.ndarray:
+        return self.values[np.searchsorted(self.starts, at, side="right") - 1]

@@ -610,7 +610,7 @@ def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Ite
     prints = np.concatenate([e.prints for _, e in parts])
     low, high = -(-p * (1 << job.bits) // job.partitions), -(-(p + 1) * (1 << job.bits) // job.partitions)
     with connect_store(job.uri, job.database) as store:
-        store.write_buckets(job.run, job.bits, keys, rows.tolist(), prints, span=(low, high))
+        store.write_buckets(job.run, job.bits, keys, rows, prints, span=(low, high))
     ids, at = np.unique(rows, return_inverse=True)
     order = np.argsort(at, kind="stable")
     starts = np.concatenate(([0], np.cumsum(np.bincount(at, minlength=len(ids)))))

@@ -5,7 +5,7 @@ block value).
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": <int64 packed>, "sketch": <bytes>,
                     "fresh": ["fresh", "was <int64>", <int64>, ...], "was": [<int64>]}
-    blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": [7, 9, ...],
+    blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": <int64 packed>,
                     "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
     changes:       {"_id": "petition:7", "table": "petition", "row": 7}
@@ -82,7 +82,7 @@ WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 96  # entries a bucket document holds at least, on average, as the batch sizes them
 BUCKETS_A_REQUEST = 1_000  # bucket documents a request sends: the server holds a request decoded whole
 MANIFEST_ROWS = 5_000  # rows a manifest document lists
-BUCKET_PART_ENTRIES = 4_000_000  # keys sorted into buckets at once (about 100 MB)
+BUCKET_PART_ENTRIES = 1_000_000  # keys sorted into buckets at once (about 60 MB), beside the all-pairs
 TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 # The heartbeat's socket timeout is connectTimeoutMS: a server busy with a big write for
 # longer (the embedded one shares this machine's two cores) must not be declared down,
@@ -118,21 +118,47 @@ def buckets(keys: np.ndarray, bits: int) -> np.ndarray:
     return (h >> np.uint64(64 - bits)).astype(np.int64) if bits else np.zeros(len(h), np.int64)
 
 
-def _filed(keys: np.ndarray, bits: int, part_entries: int = BUCKET_PART_ENTRIES) -> Iterator[tuple[int, np.ndarray]]:
-    """(bucket, the positions of its keys in order) of every bucket the keys fall in, in
-    bucket order, sorted a range of buckets at a time: the memory of about `part_entries`
-    keys, not of a million rows' tens of millions at once."""
-    bucket = np.empty(len(keys), np.int64 if bits > 32 else np.uint32)
+def _filed(keys: np.ndarray, bits: int, part_entries: int = BUCKET_PART_ENTRIES
+           ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(bucket, position, key) of the entries of each range of buckets (a part), in bucket
+    order, an entry's position its place in `keys` (in order within a bucket): the memory
+    of about `part_entries` keys at once, not of a million rows' tens of millions."""
+    top = min(bits, int(np.ceil(np.log2(max(1.0, len(keys) / part_entries)))))
+    # A part is the top bits of a bucket: the buckets of `top` bits. The keys are gathered,
+    # never sliced: a memory-mapped array lets go of the pages a gather touched.
+    part = np.empty(len(keys), np.min_scalar_type(max(0, (1 << top) - 1)))
     for lo in range(0, len(keys), part_entries):
-        bucket[lo:lo + part_entries] = buckets(keys[lo:lo + part_entries], bits)
-    shift = max(0, bits - int(np.ceil(np.log2(max(1.0, len(keys) / part_entries)))))
-    part = bucket >> shift if shift < bits else np.zeros(len(keys), np.uint8)
-    for p in range(1 << (bits - shift)):
+        part[lo:lo + part_entries] = buckets(keys[np.arange(lo, min(lo + part_entries, len(keys)))], top)
+    for p in range(1 << top):
         at = np.flatnonzero(part == p)
-        at = at[np.argsort(bucket[at], kind="stable")]
-        ranked = bucket[at]
-        bounds = [0, *(np.flatnonzero(np.diff(ranked)) + 1).tolist(), len(at)]
-        yield from ((int(ranked[s]), at[s:e]) for s, e in zip(bounds, bounds[1:]) if e > s)
+        mine = np.asarray(keys[at], np.uint64)
+        bucket = buckets(mine, bits)
+        order = np.argsort(bucket, kind="stable")
+        yield bucket[order], at[order], mine[order]
+
+
+def id_array(ids: Sequence) -> np.ndarray:
+    """Row ids as an array: int64 when they are integers (as MongoDB stores them), else the objects."""
+    return np.array(ids, np.int64) if all(type(i) is int for i in ids) else np.array(ids, dtype=object)
+
+
+def _packed(ids: np.ndarray) -> bytes | list:
+    """A bucket's row ids, packed when they are 64-bit integers (SecantusDB decodes and
+    encodes a list value by value), else listed."""
+    return ids.tobytes() if ids.dtype == np.int64 else ids.tolist()
+
+
+def _unpacked(rows: bytes | list, at: np.ndarray) -> list:
+    """The row ids at these places of a bucket's `rows` (_packed, or listed before)."""
+    if isinstance(rows, bytes):
+        return np.frombuffer(rows, np.int64)[at].tolist()
+    return [rows[n] for n in at.tolist()]
+
+
+def _runs(ranked: np.ndarray) -> Iterator[tuple[int, int, int]]:
+    """(value, start, end) of each run of one value in `ranked`."""
+    bounds = [0, *(np.flatnonzero(np.diff(ranked)) + 1).tolist(), len(ranked)]
+    return ((int(ranked[s]), s, e) for s, e in zip(bounds, bounds[1:]) if e > s)
 
 
 def bucket_bits(entries: int) -> int:
@@ -393,7 +419,7 @@ class MongoStore:
                 at = np.minimum(np.searchsorted(wanted, filed), len(wanted) - 1)
                 hits = np.flatnonzero(wanted[at] == filed)
                 prints = np.frombuffer(doc["prints"], np.int64)[hits].tolist() if "prints" in doc else [None] * len(hits)
-                rows.update(zip([doc["rows"][n] for n in hits.tolist()], prints))
+                rows.update(zip(_unpacked(doc["rows"], hits), prints))
         return rows
 
     def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
@@ -561,22 +587,28 @@ class MongoStore:
     def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence, prints: np.ndarray,
                       span: tuple[int, int] | None = None) -> int:
         """File each (key, row) in run's bucket documents, inserted whole, in place of those
-        there, each with the row's fingerprint (`prints`, beside the keys), by which a lookup
-        reads copies once; keys are unsigned 64-bit, rows a list beside them (or what gives a
-        list of them at positions, `take`); `span` (low, high): these are the entries of the
+        there, each with the row's fingerprint (`prints`, beside the keys: an array, or what
+        gives them at positions, `take`), by which a lookup reads copies once; keys are
+        unsigned 64-bit, rows a list beside them (or an array, or what gives an array of them
+        at positions, `take`); `span` (low, high): these are the entries of the
         buckets low to high - 1 only (a Spark partition's), the others kept. Returns the
         documents written."""
-        take = getattr(rows, "take", None) or (lambda at: [rows[n] for n in at.tolist()])
+        rows = rows if hasattr(rows, "take") else id_array(rows)
         target = self.db[results.named(BLOCKS, run)]
+
+        def documents() -> Iterator[dict]:
+            for bucket, at, mine in _filed(keys, bits):
+                ids, filed = rows.take(at), np.asarray(prints.take(at), np.uint64)
+                for b, s, e in _runs(bucket):
+                    yield {"_id": b, "keys": mine[s:e].tobytes(), "rows": _packed(ids[s:e]),
+                           "prints": filed[s:e].tobytes()}
+
         with _errors(self.where):
             if span is None:
                 target.drop()
             else:
                 target.delete_many({"_id": {"$gte": span[0], "$lt": span[1]}})
-            signed, prints = keys.view(np.int64), np.asarray(prints, np.uint64).view(np.int64)
-            return results.insert_all(target, (
-                {"_id": bucket, "keys": signed[at].tobytes(), "rows": take(at),
-                 "prints": prints[at].tobytes()} for bucket, at in _filed(keys, bits)), BUCKETS_A_REQUEST)
+            return results.insert_all(target, documents(), BUCKETS_A_REQUEST)
 
     def sync(self) -> None:
         """Wait until every write made so far is in MongoDB's journal, where a crash of the
