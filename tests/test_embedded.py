@@ -260,6 +260,17 @@ def test_a_server_process_keeps_the_data_across_a_stop_and_a_start(tmp_path):
         assert client.dedup.rows.find_one({"_id": 7}) == {"_id": 7, "fp": -(2**63)}
 
 
+@pytest.mark.parametrize("set_by_user", [None, "8"])
+def test_a_server_process_shares_two_heaps_among_its_threads_unless_the_user_says(tmp_path, monkeypatch, set_by_user):
+    if set_by_user:
+        monkeypatch.setenv("MALLOC_ARENA_MAX", set_by_user)
+    else:
+        monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    with EmbeddedProcess().start(tmp_path) as mongo:
+        environ = Path(f"/proc/{mongo._process.pid}/environ").read_bytes().split(b"\0")
+    assert f"MALLOC_ARENA_MAX={set_by_user or 2}".encode() in environ
+
+
 PARENT = """
 import sys
 from dedup_pipeline.store.embedded import EmbeddedProcess
