@@ -253,6 +253,21 @@ def test_a_changed_row_is_an_insert_refused_a_read_one_write_and_the_guard(count
     assert store.records(T, [7])[7] == record(7, [1, 2, 3], content="new")
 
 
+def test_a_changed_row_said_stored_is_a_read_one_write_and_the_guard(counted):
+    store, commands = counted
+    store.file([record(7, [1, 2, 3], content="new")], stored=True)
+    assert commands.names == ["find", "update", "update"]  # as read; replaced; the guard
+    assert store.records(T, [7])[7] == record(7, [1, 2, 3], content="new")
+
+
+def test_a_new_row_said_stored_is_filed_all_the_same(counted):
+    store, commands = counted
+    store.file([record(70_007, [70_001], content="new"), record(7, [1, 2, 3], content="new")], stored=True)
+    assert store.records(T, [7, 70_007]) == {7: record(7, [1, 2, 3], content="new"),
+                                             70_007: record(70_007, [70_001], content="new")}
+    assert found(store, 70_001) == [70_007] and store.fresh(T) == {7, 70_007}
+
+
 HELD = {  # a row's document as each writer leaves it, before it is filed again
     "in the buckets": {"fingerprint": 11},
     "fresh": {"fingerprint": 11, "fresh": [1, "fresh"], "was": []},

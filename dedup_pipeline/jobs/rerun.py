@@ -112,20 +112,25 @@ def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, 
     """Read every row's content hash, a range of ids on each core (`hashed`), sketching the
     rows that differ from what the last batch read, or from what the store holds (`held`):
     into the log, and filed in the store (`filing`) while the rest is read."""
-    find = _finder(kept.ids)
+    spans = _spans(kept, held, _finder(kept.ids))
     ids: list = []
-    hashes, differ, slots = [], [], []
-    for span in sketched(_spans(kept, held, find), hashed):
-        if span.sketched is not None:
-            differ += [len(ids) + n for n in span.differ]
-            slots.append(log.append(span.sketched.fingerprints, span.sketched.keys, span.sketched.table))
-            for part in batched(range(len(span.differ)), config.batch.chunk_size):
-                filing.then(store.file, [span.sketched.record(n, config.source.table) for n in part], batch=True)
-        ids += span.ids
-        hashes += span.hashes
-        on_progress(len(span.ids))
-    hashes_now = np.array(hashes, "S16")
-    was_all = find(ids)
+    hashes, was, differ, slots = [], [], [], []
+    for span, got in zip(spans, sketched(spans, hashed)):
+        if got.sketched is not None:
+            differ += [len(ids) + n for n in got.differ]
+            slots.append(log.append(got.sketched.fingerprints, got.sketched.keys, got.sketched.table))
+            # the rows the last batch read are replaced, the others inserted
+            read_before = got.was[got.differ] >= 0
+            for stored in (True, False):
+                for part in batched(np.flatnonzero(read_before == stored).tolist(), config.batch.chunk_size):
+                    filing.then(store.file, [got.sketched.record(n, config.source.table) for n in part], batch=True,
+                                stored=stored)
+        ids += got.ids
+        hashes.append(got.hashes)
+        was.append(np.where(got.was >= 0, got.was + span.first, -1))
+        on_progress(len(got.ids))
+    hashes_now = np.concatenate(hashes) if hashes else np.zeros(0, "S16")
+    was_all = np.concatenate(was) if was else np.zeros(0, np.int64)
     at = _where(kept.at, was_all, -1)
     if differ:
         at[differ] = np.concatenate(slots)
@@ -140,17 +145,20 @@ class Span(NamedTuple):
 
     after: Any
     until: Any
+    first: int  # the position of its first row among the last batch's
     ids: list
     hashes: np.ndarray
     held: dict
 
 
 class Hashed(NamedTuple):
-    """The rows of a span: their ids and content hashes in id order, and the positions and
-    sketches of those sketched again (None: none)."""
+    """The rows of a span: their ids, content hashes and positions among the span's rows of
+    the last batch (-1: new) in id order, and the positions and sketches of those sketched
+    again (None: none)."""
 
     ids: list
-    hashes: list[str]
+    hashes: np.ndarray  # S16
+    was: np.ndarray
     differ: list[int]
     sketched: Chunk | None
 
@@ -168,7 +176,7 @@ def _spans(kept: Kept, held: Held, find: Callable[[list], np.ndarray]) -> list[S
     for row, position, span in zip(held_rows, where.tolist(), span_of.tolist()):
         if position >= 0:  # a row the last batch did not read is sketched whatever the store holds
             by_span[span][row] = held.rows[row]
-    return [Span(kept.ids[lo - 1] if lo else None, kept.ids[hi - 1] if hi < n else None, kept.ids[lo:hi],
+    return [Span(kept.ids[lo - 1] if lo else None, kept.ids[hi - 1] if hi < n else None, lo, kept.ids[lo:hi],
                  kept.hashes[lo:hi], by_span[k]) for k, (lo, hi) in enumerate(zip(firsts, ends))]
 
 
@@ -178,18 +186,22 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
     config, scheme = state
     find = _finder(span.ids)
     ids: list = []
-    hashes, differ = [], []
+    hashes, was, differ = [], [], []
     with SqlSource(config) as source:
         for rows in source.rows(after=span.after, until=span.until):
             chunk_ids = [row[config.source.id_column] for row in rows]
             contents = content_hashes(rows, config.fields, scheme.settings)
-            before = _where(span.hashes, find(chunk_ids), b"")
-            for n, (row_id, content) in enumerate(zip(chunk_ids, contents)):
-                if before[n] != content.encode() or span.held.get(row_id, content) != content:
-                    differ.append((len(ids) + n, rows[n]))
+            packed, where = np.array(contents, "S16"), find(chunk_ids)
+            differs = _where(span.hashes, where, b"") != packed
+            if span.held:
+                differs |= np.array([span.held.get(row, c) != c for row, c in zip(chunk_ids, contents)], bool)
+            differ += [(len(ids) + n, rows[n]) for n in np.flatnonzero(differs).tolist()]
             ids += chunk_ids
-            hashes += contents
-    return Hashed(ids, hashes, [n for n, _ in differ], sketch([row for _, row in differ], state) if differ else None)
+            hashes.append(packed)
+            was.append(where)
+    return Hashed(ids, np.concatenate(hashes) if hashes else np.zeros(0, "S16"),
+                  np.concatenate(was) if was else np.zeros(0, np.int64), [n for n, _ in differ],
+                  sketch([row for _, row in differ], state) if differ else None)
 
 
 def _where(values: np.ndarray, positions: np.ndarray, missing: Any) -> np.ndarray:

@@ -476,10 +476,12 @@ class MongoStore:
 
     # -- writing
 
-    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int:
+    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False, stored: bool = False) -> int:
         """File rows, each replacing what the store held of it; `fresh` unless the buckets
         about to go live hold its keys (a batch filing new rows); a `batch` writing them
-        does not log them for itself. Returns how many."""
+        does not log them for itself; `stored`: the store most likely holds them (changed
+        rows a batch read before), so they are replaced without an insert tried first.
+        Returns how many."""
         written = 0
         with _errors(self.where):
             for chunk in batched(records, WRITE_CHUNK):
@@ -488,15 +490,16 @@ class MongoStore:
                 for record in chunk:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
-                    self._file(table, group, fresh, log=not batch)
+                    self._file(table, group, fresh, log=not batch, stored=stored and fresh)
                 written += len(chunk)
         return written
 
-    def _file(self, table: str, group: list[Record], fresh: bool, log: bool) -> None:
-        """Insert the rows (an update costs twice as much); those the store holds, and a
-        batch's new row filed meanwhile (in the live index: it stays fresh), are refused and
-        replace what it holds (`_replace`), or are refiled where that changed meanwhile."""
-        taken = self._insert([_inserted(r, fresh) for r in group])
+    def _file(self, table: str, group: list[Record], fresh: bool, log: bool, stored: bool = False) -> None:
+        """Insert the rows (an update costs twice as much), unless `stored`; those the store
+        holds, and a batch's new row filed meanwhile (in the live index: it stays fresh),
+        are refused and replace what it holds (`_replace`), or are refiled (made where the
+        store holds none) where that changed meanwhile."""
+        taken = {row_key(table, r.row) for r in group} if stored else self._insert([_inserted(r, fresh) for r in group])
         held = [(r, i) for r in group if (i := row_key(table, r.row)) in taken]
 
         def refiled() -> list:

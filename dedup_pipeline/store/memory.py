@@ -45,7 +45,7 @@ class MemoryStore:
     def records(self, table: str, rows: Sequence) -> dict[Any, Record]:
         return {row: self.held[table, row] for row in rows if (table, row) in self.held}
 
-    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False) -> int:
+    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False, stored: bool = False) -> int:
         """As MongoStore.file: a row a batch files new stays fresh if another writer filed it first."""
         records = list(records)
         for r in records:
