@@ -5,7 +5,8 @@ block value).
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": <int64 packed>, "sketch": <bytes>,
                     "fresh": ["fresh", "was <int64>", <int64>, ...], "was": [<int64>]}
-    blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>, "rows": <int64 packed>,
+    blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>,
+                    "rows": <int64 packed, or [7, "a2", ...] when not all integers>,
                     "prints": <each row's fingerprint, int64 packed>}
     manifest__<run>: {"_id": <n>, "rows": [7, 9, ...], "content": ["<hash>", ...]}
     changes:       {"_id": "petition:7", "table": "petition", "row": 7}
