@@ -78,7 +78,7 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
     trim()
     bits = bucket_bits(len(read.keys.values))
     with Behind() as behind:  # the server files the buckets while the pairs are found here
-        behind.then(_write_buckets, store, run, bits, read, seconds)
+        behind.then(_write_buckets, store, run, bits, read)
         start = time.perf_counter()
         scheme = scheme_of(config)
         possible = NONE
@@ -89,7 +89,7 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
             similar, possible = decided.similar, decided.possible
         pairs = similar.linked()
         seconds["all-pairs"] = time.perf_counter() - start
-    seconds["index after"] = time.perf_counter() - start - seconds["all-pairs"]
+    seconds["index"], seconds["index after"] = behind.results[0], time.perf_counter() - start - seconds["all-pairs"]
 
     trim()
     start = time.perf_counter()
@@ -150,12 +150,12 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
     return _Read(ids, hashes, fingerprints, log.sets("keys"), log.table() if compared else None, added, changed)
 
 
-def _write_buckets(store: Store, run: str, bits: int, read: _Read, seconds: dict[str, float]) -> None:
-    """File every row's keys in the run's buckets."""
+def _write_buckets(store: Store, run: str, bits: int, read: _Read) -> float:
+    """File every row's keys in the run's buckets; returns the seconds it took."""
     start = time.perf_counter()
     store.write_buckets(run, bits, read.keys.values, _At(id_array(read.ids), read.keys.starts),
                         _At(read.fingerprints, read.keys.starts))
-    seconds["index"] = time.perf_counter() - start
+    return time.perf_counter() - start
 
 
 def _store(config: Config, store: Store, result: BatchResult, read: _Read, held: Held, kept: Kept,
