@@ -129,8 +129,7 @@ def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, 
         hashes.append(got.hashes)
         was.append(np.where(got.was >= 0, got.was + span.first, -1))
         on_progress(len(got.ids))
-    hashes_now = np.concatenate(hashes) if hashes else np.zeros(0, "S16")
-    was_all = np.concatenate(was) if was else np.zeros(0, np.int64)
+    hashes_now, was_all = np.concatenate(hashes), np.concatenate(was)  # one span at least, if empty
     at = _where(kept.at, was_all, -1)
     if differ:
         at[differ] = np.concatenate(slots)
