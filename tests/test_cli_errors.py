@@ -117,6 +117,23 @@ def test_a_row_whose_bytes_cannot_be_read_is_named_with_its_column_and_setting(r
     assert "not valid utf-8" in error_line(result)
 
 
+def test_a_row_whose_bytes_cannot_be_read_is_named_by_a_re_run_too(run, tmp_path):
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE petition (id INTEGER PRIMARY KEY, title TEXT, content TEXT)"))
+        conn.execute(sa.text("INSERT INTO petition VALUES (1, '物业', '小区物业乱收费')"))
+    (tmp_path / "dedup.toml").write_text('[source]\nurl = "sqlite:///p.db"\ntable = "petition"\n[fields]\n'
+                                         'title = "short"\ncontent = "long"\n[batch]\nprocesses = 1\n',
+                                         encoding="utf-8")
+    assert run("batch", "--config", "dedup.toml").exit_code == 0
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO petition VALUES (7, '噪音', X'D0A1C7F8')"))
+    engine.dispose()
+    result = run("batch", "--config", "dedup.toml")
+    assert result.exit_code == 1 and "rows read" not in result.stdout
+    assert "row id = 7" in error_line(result) and "not valid utf-8" in error_line(result)
+
+
 def test_ctrl_c_during_a_command_is_one_line_and_exit_130(run, monkeypatch):
     def interrupted(*args):
         raise KeyboardInterrupt

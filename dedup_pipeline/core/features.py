@@ -180,9 +180,15 @@ def content_hash(row: Mapping[str, Any], fields: Iterable, settings: str = "") -
 
 
 def content_hashes(rows: Sequence[Mapping[str, Any]], fields: Iterable, settings: str = "") -> list[str]:
-    """`content_hash` of each row, a field at a time: CityHash64 of the UTF-8 of
-    settings + "\x1d" + name␟value␞name␟value..., the settings encoded once."""
+    """`content_hash` of each row: CityHash64 of the UTF-8 of settings + "\x1d" +
+    name␟value␞name␟value..., a field at a time (`column_hashes`)."""
+    fields = list(fields)
+    return column_hashes({f.name: [row.get(f.name) for row in rows] for f in fields}, len(rows), fields, settings)
+
+
+def column_hashes(columns: Mapping[str, Sequence], n: int, fields: Iterable, settings: str = "") -> list[str]:
+    """`content_hashes` of n rows given as their fields' columns ({name: values})."""
     head = (settings + "\x1d").encode()
-    columns = [[f"{f.name}{SEPARATOR}" + (v if type(v) is str else f"{value_text(v, f) or ''}")
-                for v in [row.get(f.name) for row in rows]] for f in fields] or [[""] * len(rows)]
-    return [f"{CityHash64(head + text.encode()):016x}" for text in map("\x1e".join, zip(*columns))]
+    texts = [[f"{f.name}{SEPARATOR}" + (v if type(v) is str else f"{value_text(v, f) or ''}") for v in columns[f.name]]
+             for f in fields] or [[""] * n]
+    return [f"{CityHash64(head + text.encode()):016x}" for text in map("\x1e".join, zip(*texts))]

@@ -29,7 +29,7 @@ from ..core.shingles import SketchTable
 from ..sql.source import SqlSource
 from ..store.index import Held, Store, batched
 from ..store.results import Behind
-from ..core.features import content_hashes
+from ..core.features import FeatureError, column_hashes
 from .parallel import chunks_mapped
 from .sketches import Kept, SketchLog, forget_others, new_token
 from .stages import NONE, BatchResult, Chunk, Found, Live, groups_of, replay, sketch, sketcher, summary, write_results
@@ -187,20 +187,32 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
     ids: list = []
     hashes, was, differ = [], [], []
     with SqlSource(config) as source:
-        for rows in source.rows(after=span.after, until=span.until):
-            chunk_ids = [row[config.source.id_column] for row in rows]
-            contents = content_hashes(rows, config.fields, scheme.settings)
+        for read in source.tuples(after=span.after, until=span.until):
+            chunk_ids, contents = _hashed(source, read, scheme.settings)
             packed, where = np.array(contents, "S16"), find(chunk_ids)
             differs = _where(span.hashes, where, b"") != packed
             if span.held:
                 differs |= np.array([span.held.get(row, c) != c for row, c in zip(chunk_ids, contents)], bool)
-            differ += [(len(ids) + n, rows[n]) for n in np.flatnonzero(differs).tolist()]
+            again = np.flatnonzero(differs).tolist()
+            differ += [(len(ids) + n, row) for n, row in zip(again, source.dicts([read[n] for n in again]))]
             ids += chunk_ids
             hashes.append(packed)
             was.append(where)
     return Hashed(ids, np.concatenate(hashes) if hashes else np.zeros(0, "S16"),
                   np.concatenate(was) if was else np.zeros(0, np.int64), [n for n, _ in differ],
                   sketch([row for _, row in differ], state) if differ else None)
+
+
+def _hashed(source: SqlSource, read: list, settings: str) -> tuple[list, list[str]]:
+    """The ids and content hashes of rows read (`SqlSource.tuples`), a column at a time: rows
+    as dicts cost a fifth of a night's reading. A value that cannot be read as text is
+    reported by `dicts`, with its row."""
+    columns = dict(zip(source.columns, zip(*read)))
+    try:
+        return list(columns[source.columns[0]]), column_hashes(columns, len(read), source.config.fields, settings)
+    except FeatureError:
+        source.dicts(read)
+        raise
 
 
 def _where(values: np.ndarray, positions: np.ndarray, missing: Any) -> np.ndarray:

@@ -57,11 +57,19 @@ class SqlSource:
             raise
         self.id_column = self.table.c[config.source.id_column]
         self._legacy = {f.name: f for f in config.fields if _is_legacy(f, self.table.c[f.name])}
+        self.columns = [self.id_column.name, *(f.name for f in config.fields)]  # of a row read (`tuples`)
 
     def rows(self, chunk_size: int | None = None, page_size: int | None = None, after: Any = None,
              until: Any = None) -> Iterator[list[dict[str, Any]]]:
         """Every row as {column: value}, in chunks, in id order; only ids in (after, until]
         when given (a range of the table, such as a Spark partition reads)."""
+        for chunk in self.tuples(chunk_size, page_size, after, until):
+            yield self.dicts(chunk)
+
+    def tuples(self, chunk_size: int | None = None, page_size: int | None = None, after: Any = None,
+               until: Any = None) -> Iterator[list[sa.Row]]:
+        """`rows()` as read: a tuple of the `columns` for each row (bytes not decoded yet),
+        which `dicts` makes rows of; for a reader of every row that needs few as rows."""
         chunk_size = chunk_size or self.config.batch.chunk_size
         page_size = page_size or chunk_size * PAGE_CHUNKS
         last = after
@@ -69,7 +77,7 @@ class SqlSource:
             read = 0
             for chunk in self._page(last, page_size, chunk_size, until):
                 read += len(chunk)
-                last = chunk[-1][self.id_column.name]
+                last = chunk[-1][0]
                 yield chunk
             if read < page_size:
                 return
@@ -84,7 +92,7 @@ class SqlSource:
             for start in range(0, len(ids), IN_IDS):
                 query = self._select().where(self.id_column.in_(ids[start:start + IN_IDS])).order_by(self.id_column)
                 result = conn.execute(query)
-                rows += self._dicts(result.keys(), result)
+                rows += self.dicts(result)
         return rows
 
     def row(self, row_id: Any) -> dict[str, Any] | None:
@@ -115,7 +123,7 @@ class SqlSource:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _page(self, after: Any, limit: int, chunk_size: int, until: Any = None) -> Iterator[list[dict[str, Any]]]:
+    def _page(self, after: Any, limit: int, chunk_size: int, until: Any = None) -> Iterator[list[sa.Row]]:
         query = self._select().order_by(self.id_column).limit(limit)
         if after is not None:
             query = query.where(self.id_column > after)
@@ -123,8 +131,7 @@ class SqlSource:
             query = query.where(self.id_column <= until)
         with self.errors("read rows of"), self._connect() as conn:
             result = conn.execution_options(stream_results=True, yield_per=chunk_size).execute(query)
-            for part in result.partitions():
-                yield self._dicts(result.keys(), part)
+            yield from result.partitions()
 
     def _select(self) -> sa.Select:
         columns = [self.id_column]
@@ -133,9 +140,9 @@ class SqlSource:
             columns.append(sa.cast(column, sa.LargeBinary).label(f.name) if f.name in self._legacy else column)
         return sa.select(*columns)
 
-    def _dicts(self, keys: Iterable[str], rows: Iterable[sa.Row]) -> list[dict[str, Any]]:
-        keys = list(keys)
-        dicts = [dict(zip(keys, row)) for row in rows]  # much faster than RowMapping
+    def dicts(self, rows: Iterable[sa.Row]) -> list[dict[str, Any]]:
+        """Rows read (`tuples`) as {column: value}, text decoded."""
+        dicts = [dict(zip(self.columns, row)) for row in rows]  # much faster than RowMapping
         for field in self.config.fields:
             legacy = field.name in self._legacy
             if legacy or field.role != "ignore":
