@@ -250,6 +250,63 @@ def test_integer_index_keys_are_secantusdb_s_own_bytes(tmp_path):
     assert keys == sorted(values[24:])  # byte order is numeric order
 
 
+def test_an_arrays_index_keys_are_secantusdb_s_own_keys_in_its_order(tmp_path):
+    from bson.int64 import Int64
+    from secantus import storage
+
+    with EmbeddedMongo().start(tmp_path):
+        variants = storage._index_key_variants
+    assert variants.own is not variants  # the pinned SecantusDB is as the patch expects it
+    rng = random.Random(7)
+    plain = [0, 1, -1, 7, Int64(7), 2**63 - 1, -2**63, "fresh", "was 7", "", "a\x00b", "好"]
+    odd = [True, 1.5, None, [1], {"a": 1}, b"\x00"]
+    for _ in range(3000):
+        value = [rng.choice(plain) if rng.random() < 0.9 else rng.getrandbits(64) - 2**63
+                 for _ in range(rng.randrange(6))]
+        if rng.random() < 0.1:
+            value.append(rng.choice(odd))
+        doc = {"_id": 1, "fresh": value} if rng.random() < 0.9 else {"_id": 1}
+        for spec in ({"fresh": 1}, {"fresh": -1}, {"fresh": 1, "b": 1}):
+            for sparse in (True, False):
+                assert variants(doc, spec, sparse=sparse) == variants.own(doc, spec, sparse=sparse), (doc, spec)
+
+
+def test_wiredtiger_s_keys_are_packed_as_its_binding_packs_them(tmp_path):
+    import wiredtiger
+
+    with EmbeddedMongo().start(tmp_path):
+        pack = sys.modules[wiredtiger.Cursor.__module__].pack
+    assert pack.own is not pack  # the pinned binding is as the patch expects it
+    rng = random.Random(11)
+    values = {"S": ["", "rows", "好", "a\x00b", b"raw"], "u": [b"", b"\x00\x00", bytes(range(256)), "text"],
+              "q": [0, 1, -1, 63, 64, 8191, 8192, 8193, -64, -65, -8257, 2**63 - 1, -2**63, True]}
+    for _ in range(20000):
+        fmt = "".join(rng.choice("SSSuuq") for _ in range(rng.randrange(1, 5)))
+        args = [rng.choice(values[c]) if rng.random() < 0.5 or c != "q" else rng.getrandbits(64) - 2**63 for c in fmt]
+        assert outcome(pack, fmt, *args) == outcome(pack.own, fmt, *args), (fmt, args)
+    assert pack("QQ", 1, 2) == pack.own("QQ", 1, 2)
+
+
+def outcome(function, *args):
+    """What a call returns, or the error it raises."""
+    try:
+        return function(*args)
+    except Exception as e:
+        return type(e), str(e)
+
+
+def test_a_write_guarded_by_its_id_and_fields_matches_only_while_they_hold(mongo_db):
+    mongo_db.rows.create_index("fresh", sparse=True)
+    mongo_db.rows.insert_many([{"_id": "p:1", "fingerprint": 5}, {"_id": "p:2", "fingerprint": 6, "fresh": [9]}])
+    guarded = {"_id": "p:1", "fingerprint": 5, "fresh": {"$exists": False}}
+    assert mongo_db.rows.replace_one({**guarded, "fingerprint": 4}, {"fingerprint": 0}).matched_count == 0
+    assert mongo_db.rows.replace_one({**guarded, "_id": "p:2", "fingerprint": 6}, {"n": 0}).matched_count == 0
+    assert mongo_db.rows.replace_one(guarded, {"fingerprint": 7}).matched_count == 1
+    assert mongo_db.rows.delete_one({"_id": "p:2", "fresh": 8}).deleted_count == 0
+    assert mongo_db.rows.delete_one({"_id": "p:2", "fresh": 9}).deleted_count == 1
+    assert list(mongo_db.rows.find()) == [{"_id": "p:1", "fingerprint": 7}]
+
+
 # -- the server in a process of its own (the embedded default's)
 
 

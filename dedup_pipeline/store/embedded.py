@@ -255,6 +255,7 @@ def _open_server(data_dir: Path, host: str, port: int):
     try:
         from secantus import SecantusDBServer
         from secantus import aggregate, query, sortkey, storage
+        import wiredtiger
     except ImportError as exc:
         raise EmbeddedMongoError(f"SecantusDB is not installed: {INSTALL_HINT}") from exc
     if hasattr(storage.Storage, "_scan_max_nat_seq") and hasattr(storage, "_doc_shard_name"):
@@ -263,6 +264,9 @@ def _open_server(data_dir: Path, host: str, port: int):
     _patch_index_options(storage)
     _patch_number_keys(sortkey)
     _patch_literals(aggregate)
+    _patch_array_keys(storage, sortkey)
+    _patch_id_writes(storage)
+    _patch_packing(sys.modules[wiredtiger.Cursor.__module__])
     try:
         with _stderr_held():
             return SecantusDBServer(
@@ -405,6 +409,79 @@ def _patch_number_keys(sortkey: object) -> None:
 
     by_digits.own = own
     sortkey._encode_number = by_digits
+
+
+def _patch_array_keys(storage: object, sortkey: object) -> None:
+    """The index keys of an array of integers and strings (a fresh row's `fresh`) made with
+    each element encoded once: SecantusDB encodes each three times (twice for its entry, once
+    within the whole array's key). The same keys, in the same order."""
+    own = getattr(storage, "_index_key_variants", None)
+    if own is None or hasattr(own, "own"):
+        return
+    encode, escape, separator = sortkey.encode_value, sortkey._escape, sortkey.COMPOUND_SEP
+    array, end = bytes([sortkey.RANK_ARRAY]), sortkey._ELEMENTS_END
+
+    def variants(doc, key_spec, *, sparse, collation=None):
+        if collation is None and type(doc) is dict and len(key_spec) == 1:
+            (field, direction), = key_spec.items()
+            value = doc.get(field)
+            if (direction == 1 and "." not in field and type(value) is list and value
+                    and all(type(v) in _EXACT for v in value)):
+                keys = [encode(v) for v in value]
+                whole = array + b"".join(k[:1] + escape(k[1:]) + separator for k in keys) + end
+                return [*dict.fromkeys(keys), whole]
+        return own(doc, key_spec, sparse=sparse, collation=collation)
+
+    variants.own = own
+    storage._index_key_variants = variants
+
+
+def _patch_id_writes(storage: object) -> None:
+    """A write whose filter names an `_id` finds that one document by it: SecantusDB does so
+    only for a filter of `_id` alone, and for a guarded write (`_id` and the fields as read)
+    tries its other indexes first, a tenth of the write. The write checks the whole filter
+    on the document found, as it does whatever the index."""
+    kind = getattr(storage, "Storage", None)
+    own = getattr(kind, "_try_index_id_keys", None)
+    if own is None or hasattr(own, "own"):
+        return
+
+    def by_id(self, db, coll, filter, *, collation=None):
+        if collation is None and len(filter) > 1 and type(filter.get("_id")) in _EXACT:
+            return own(self, db, coll, {"_id": filter["_id"]})
+        return own(self, db, coll, filter, collation=collation)
+
+    by_id.own = own
+    kind._try_index_id_keys = by_id
+
+
+def _patch_packing(swig: object) -> None:
+    """WiredTiger's keys and values of SecantusDB's formats packed by a join: its Python
+    binding packs each value through a generic loop, a third of the time an index entry
+    costs. The same bytes; anything else is left to the binding."""
+    own = getattr(swig, "pack", None)
+    if own is None or hasattr(own, "own"):
+        return
+    from wiredtiger.intpacking import pack_int
+
+    def packed(fmt, *values):
+        if len(fmt) != len(values) or not fmt or fmt.strip("Suq"):
+            return own(fmt, *values)
+        out = []
+        for n, (code, value) in enumerate(zip(fmt, values)):
+            kind = type(value)
+            if code == "S" and kind is str and "\0" not in value:
+                out += (value.encode(), b"\0")
+            elif code == "u" and kind is bytes:
+                out += (value,) if n == len(fmt) - 1 else (pack_int(len(value)), value)
+            elif code == "q" and kind is int:
+                out.append(pack_int(value))
+            else:
+                return own(fmt, *values)
+        return b"".join(out)
+
+    packed.own = own
+    swig.pack = packed
 
 
 # types whose Python equality and hash are MongoDB's (bool apart: True == 1 in Python only)
