@@ -271,12 +271,13 @@ def test_an_arrays_index_keys_are_secantusdb_s_own_keys_in_its_order(tmp_path):
                 assert variants(doc, spec, sparse=sparse) == variants.own(doc, spec, sparse=sparse), (doc, spec)
 
 
-def test_wiredtiger_s_keys_are_packed_as_its_binding_packs_them(tmp_path):
+def test_wiredtiger_s_keys_are_packed_and_unpacked_as_its_binding_does(tmp_path):
     import wiredtiger
 
     with EmbeddedMongo().start(tmp_path):
-        pack = sys.modules[wiredtiger.Cursor.__module__].pack
-    assert pack.own is not pack  # the pinned binding is as the patch expects it
+        binding = sys.modules[wiredtiger.Cursor.__module__]
+    pack, unpack = binding.pack, binding.unpack
+    assert pack.own is not pack and unpack.own is not unpack  # the pinned binding is as the patch expects it
     rng = random.Random(11)
     values = {"S": ["", "rows", "好", "a\x00b", b"raw"], "u": [b"", b"\x00\x00", bytes(range(256)), "text"],
               "q": [0, 1, -1, 63, 64, 8191, 8192, 8193, -64, -65, -8257, 2**63 - 1, -2**63, True]}
@@ -284,7 +285,11 @@ def test_wiredtiger_s_keys_are_packed_as_its_binding_packs_them(tmp_path):
         fmt = "".join(rng.choice("SSSuuq") for _ in range(rng.randrange(1, 5)))
         args = [rng.choice(values[c]) if rng.random() < 0.5 or c != "q" else rng.getrandbits(64) - 2**63 for c in fmt]
         assert outcome(pack, fmt, *args) == outcome(pack.own, fmt, *args), (fmt, args)
-    assert pack("QQ", 1, 2) == pack.own("QQ", 1, 2)
+        data = outcome(pack.own, fmt, *args)
+        if type(data) is bytes:
+            assert unpack(fmt, data) == unpack.own(fmt, data), (fmt, data)
+            assert outcome(unpack, fmt, data[:-1]) == outcome(unpack.own, fmt, data[:-1]), (fmt, data)
+    assert pack("QQ", 1, 2) == pack.own("QQ", 1, 2) and unpack("QQ", b"\x81\x82") == unpack.own("QQ", b"\x81\x82")
 
 
 def outcome(function, *args):
