@@ -95,3 +95,23 @@ def test_reruns_around_rows_a_third_row_links_end_as_a_clean_batch(start, batche
 @given(start=st.lists(st.integers(0, len(POOL_ROWS) - 1), max_size=40), batches=changes_of(len(POOL_ROWS)))
 def test_reruns_of_the_simhash_scheme_end_as_a_clean_batch(start, batches):
     reruns_end_as_a_clean_batch(start, batches, POOL_ROWS, scheme="simhash")
+
+
+def test_the_rows_near_some_slots_are_those_sharing_a_key_however_the_log_is_scanned(tmp_path, monkeypatch):
+    import numpy as np
+    from dedup_pipeline.core.shingles import Sets
+
+    rng = np.random.default_rng(4)
+    keys = [rng.choice(np.array([1, 2**40 + 1, 2**63 + 5, 7 << 25, 99], np.uint64), rng.integers(0, 4), replace=False)
+            for _ in range(60)]
+    log = sketches.SketchLog(tmp_path / "log")
+    log.append(np.zeros(60, np.uint64), Sets.of(keys, np.uint64), None)
+    at = rng.permutation(60)[:50]  # the table's rows hold 50 of the slots, in another order
+    table = rerun.Table(list(range(50)), np.zeros(50, "S16"), at, np.full(50, -1), np.zeros(0, np.int64), 0)
+    monkeypatch.setattr(rerun, "SCAN_PART", 7)
+    for threads in (1, 2):
+        near = rerun._Near(log, table, threads)
+        for _ in range(30):
+            slots = rng.choice(60, rng.integers(0, 5), replace=False)
+            wanted = set().union(*(set(keys[s].tolist()) for s in slots)) if len(slots) else set()
+            assert near.under(slots).tolist() == [n for n, s in enumerate(at) if wanted & set(keys[s].tolist())]

@@ -31,6 +31,11 @@ def _run(work: Callable[[Any, Any], Any], rows: Any) -> Any:
     return work(rows, _state)
 
 
+def cores(config: Config, processes: int | None) -> int:
+    """How many processes (or threads) a batch runs at once: as asked, configured, else one a core."""
+    return processes or config.batch.processes or os.cpu_count() or 1
+
+
 @contextmanager
 def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config], Any],
                   work: Callable[[Sequence[Mapping], Any], Any]) -> Iterator[Mapper]:
@@ -39,7 +44,7 @@ def chunks_mapped(config: Config, processes: int | None, make: Callable[[Config]
     `work` and `how` are module-level functions (they are pickled).
     The workers start now: start them before the caller grows, for a child forked later
     is counted (by the kernel, in its peak RSS) as large as its parent was."""
-    processes = processes or config.batch.processes or os.cpu_count() or 1
+    processes = cores(config, processes)
     if processes == 1:
         state = make(config)
         yield lambda chunks, how=work: (how(rows, state) for rows in chunks)

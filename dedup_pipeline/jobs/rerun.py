@@ -16,8 +16,10 @@ stands. The result equals a clean batch's (tests/test_rerun_changes.py).
 from __future__ import annotations
 
 import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -30,11 +32,12 @@ from ..sql.source import SqlSource
 from ..store.index import Held, Store, batched
 from ..store.results import Behind
 from ..core.features import FeatureError, column_hashes
-from .parallel import chunks_mapped
+from .parallel import chunks_mapped, cores
 from .sketches import Kept, SketchLog, forget_others, new_token
 from .stages import NONE, BatchResult, Chunk, Found, Live, groups_of, replay, sketch, sketcher, summary, write_results
 
 MARK_BITS = 25  # a key's low bits address a bit of this many: marked keys are found in one pass
+SCAN_PART = 1 << 20  # keys of the log scanned at once (8 MB), a part a thread
 SPAN_ROWS = 50_000  # rows of the table a core reads and hashes at once
 FILING_DEPTH = 16  # chunks of rows changed waiting to be filed at most (32,000 rows: a night's, and 50 MB)
 
@@ -78,7 +81,7 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
         seconds["read+fingerprint"] = time.perf_counter() - start
 
         start = time.perf_counter()
-        near = _Near(log, table)
+        near = _Near(log, table, cores(config, processes))
         was = table.was[table.changed]
         # the rows sharing a key with a changed row as it was (or a row gone) or as it is
         focus = np.union1d(table.changed, near.under(np.concatenate(
@@ -244,8 +247,8 @@ def _finder(ids: list) -> Callable[[list], np.ndarray]:
 class _Near:
     """The rows of the table sharing a key with some slots of the log."""
 
-    def __init__(self, log: SketchLog, table: Table):
-        self.log, self.keys = log, log.sets("keys")
+    def __init__(self, log: SketchLog, table: Table, threads: int = 1):
+        self.log, self.keys, self.threads = log, log.sets("keys"), threads
         self.row = np.full(log.slots, -1, np.int64)  # each slot's row, -1 for a slot no row holds now
         self.row[table.at] = np.arange(len(table.ids))
 
@@ -256,17 +259,30 @@ class _Near:
             return np.zeros(0, np.int64)
         mask = np.uint64((1 << MARK_BITS) - 1)
         bitmap = np.zeros(1 << MARK_BITS, bool)
-        bitmap[(marked & mask).astype(np.int64)] = True
-        entries = []
-        for first, values in self.log.scan("keys"):
-            maybe = np.flatnonzero(bitmap[(values & mask).astype(np.int64)])
+        bitmap[(marked & mask).view(np.int64)] = True
+
+        def hits(first: int, values: np.ndarray) -> np.ndarray:
+            maybe = np.flatnonzero(bitmap[(values & mask).view(np.int64)])
             found = values[maybe]
             at = np.minimum(np.searchsorted(marked, found), len(marked) - 1)  # np.isin sorts both: 5x slower
-            hit = maybe[marked[at] == found]
-            entries.append(hit + first)
+            return maybe[marked[at] == found] + first
+
+        # numpy lets go of the GIL for each step: the parts are scanned on as many cores
+        with ThreadPoolExecutor(self.threads) as pool:
+            entries = [f.result() for f in _ahead(pool, hits, self.log.scan("keys", SCAN_PART), self.threads)]
         slots_hit = np.searchsorted(self.keys.starts, np.concatenate(entries), side="right") - 1
         rows = self.row[slots_hit]
         return np.unique(rows[rows >= 0])
+
+
+def _ahead(pool: ThreadPoolExecutor, call: Callable, parts: Iterable[tuple], depth: int) -> Iterator[Future]:
+    """call(*part) of each part in the pool, in order, `depth` more submitted than taken."""
+    pending: deque[Future] = deque()
+    for part in parts:
+        pending.append(pool.submit(call, *part))
+        if len(pending) > depth:
+            yield pending.popleft()
+    yield from pending
 
 
 def _pairs(scheme: Scheme, log: SketchLog, near: _Near, kept: Kept, table: Table, focus: np.ndarray
