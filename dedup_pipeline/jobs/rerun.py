@@ -186,7 +186,8 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
     """Read the rows of a span, hash their content, and sketch those that differ (a
     worker's part of `_read`)."""
     config, scheme = state
-    find = _finder(span.ids)
+    find, held = _finder(span.ids), _finder(list(span.held))
+    held_hashes = np.array(list(span.held.values()), "S16")
     ids: list = []
     hashes, was, differ = [], [], []
     with SqlSource(config) as source:
@@ -194,8 +195,9 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
             chunk_ids, contents = _hashed(source, read, scheme.settings)
             packed, where = np.array(contents, "S16"), find(chunk_ids)
             differs = _where(span.hashes, where, b"") != packed
-            if span.held:
-                differs |= np.array([span.held.get(row, c) != c for row, c in zip(chunk_ids, contents)], bool)
+            if span.held:  # a row the store holds otherwise than the last batch read it
+                stored = held(chunk_ids)
+                differs |= (stored >= 0) & (_where(held_hashes, stored, b"") != packed)
             again = np.flatnonzero(differs).tolist()
             differ += [(len(ids) + n, row) for n, row in zip(again, source.dicts([read[n] for n in again]))]
             ids += chunk_ids
