@@ -300,6 +300,17 @@ def outcome(function, *args):
         return type(e), str(e)
 
 
+def test_a_new_store_writes_its_index_entries_with_their_common_prefixes_once_a_page(tmp_path):
+    with EmbeddedMongo().start(tmp_path) as mongo:
+        session = mongo._server.storage._conn.open_session()
+        metadata = session.open_cursor("metadata:", None, None)
+        settings = {key: metadata[key] for key in ("file:secantus_index_entries.wt", "file:secantus_indexes.wt")}
+        metadata.close()
+        session.close()
+    assert "prefix_compression=true" in settings["file:secantus_index_entries.wt"]
+    assert "prefix_compression=false" in settings["file:secantus_indexes.wt"]  # the others as SecantusDB makes them
+
+
 def test_a_write_guarded_by_its_id_and_fields_matches_only_while_they_hold(mongo_db):
     mongo_db.rows.create_index("fresh", sparse=True)
     mongo_db.rows.insert_many([{"_id": "p:1", "fingerprint": 5}, {"_id": "p:2", "fingerprint": 6, "fresh": [9]}])
