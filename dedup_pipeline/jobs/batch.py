@@ -12,7 +12,9 @@ sets it compares (`SketchTable`) in a temporary file, read back as they are need
 
 from __future__ import annotations
 
+import gc
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, NamedTuple
 
@@ -59,8 +61,21 @@ def run_batch(config: Config, store: Store, on_progress: Callable[[int], None] =
         kept = None if full or algorithm != "blocks" else live_state(store.current_run(), folder)
         run = store.new_run(config.masked(), scheme.settings)  # before reading: later writes are logged
         if kept is not None:
-            return rerun(config, store, run, folder, kept, on_progress, processes)
+            with _left_out_of_collections():
+                return rerun(config, store, run, folder, kept, on_progress, processes)
         return _run(config, store, run, folder, on_progress, processes, algorithm)
+
+
+@contextmanager
+def _left_out_of_collections() -> Iterator[None]:
+    """What this process holds so far (the kept state's million ids and hashes) left out of
+    the garbage collector's walks while the run lasts: none of it is garbage before the
+    end, and each full walk of it cost a twentieth of a second."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Callable[[int], None],
