@@ -192,7 +192,7 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
     hashes, was, differ = [], [], []
     with SqlSource(config) as source:
         for read in source.tuples(after=span.after, until=span.until):
-            chunk_ids, contents = _hashed(source, read, scheme.settings)
+            chunk_ids, contents = _ids_and_hashes(source, read, scheme.settings)
             packed, where = np.array(contents, "S16"), find(chunk_ids)
             differs = _where(span.hashes, where, b"") != packed
             if span.held:  # a row the store holds otherwise than the last batch read it
@@ -208,7 +208,7 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
                   sketch([row for _, row in differ], state) if differ else None)
 
 
-def _hashed(source: SqlSource, read: list, settings: str) -> tuple[list, list[str]]:
+def _ids_and_hashes(source: SqlSource, read: list, settings: str) -> tuple[list, list[str]]:
     """The ids and content hashes of rows read (`SqlSource.tuples`), a column at a time: rows
     as dicts cost a fifth of a night's reading. A value that cannot be read as text is
     reported by `dicts`, with its row."""
