@@ -448,7 +448,7 @@ def _patch_id_writes(storage: object) -> None:
         return
 
     def by_id(self, db, coll, filter, *, collation=None):
-        if collation is None and len(filter) > 1 and type(filter.get("_id")) in _EXACT:
+        if collation is None and filter and len(filter) > 1 and type(filter.get("_id")) in _EXACT:
             return own(self, db, coll, {"_id": filter["_id"]})
         return own(self, db, coll, filter, collation=collation)
 
