@@ -7,10 +7,12 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from dedup_pipeline.config import parse_config
+from dedup_pipeline.core.shingles import Sets
 from dedup_pipeline.jobs import rerun, sketches
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.store.index import MemoryStore
@@ -98,9 +100,6 @@ def test_reruns_of_the_simhash_scheme_end_as_a_clean_batch(start, batches):
 
 
 def test_the_rows_near_some_slots_are_those_sharing_a_key_however_the_log_is_scanned(tmp_path, monkeypatch):
-    import numpy as np
-    from dedup_pipeline.core.shingles import Sets
-
     rng = np.random.default_rng(4)
     keys = [rng.choice(np.array([1, 2**40 + 1, 2**63 + 5, 7 << 25, 99], np.uint64), rng.integers(0, 4), replace=False)
             for _ in range(60)]
