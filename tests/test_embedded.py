@@ -292,12 +292,71 @@ def test_wiredtiger_s_keys_are_packed_and_unpacked_as_its_binding_does(tmp_path)
     assert pack("QQ", 1, 2) == pack.own("QQ", 1, 2) and unpack("QQ", b"\x81\x82") == unpack.own("QQ", b"\x81\x82")
 
 
-def outcome(function, *args):
+def outcome(function, *args, **kwargs):
     """What a call returns, or the error it raises."""
     try:
-        return function(*args)
+        return function(*args, **kwargs)
     except Exception as e:
         return type(e), str(e)
+
+
+def test_a_replacement_is_applied_as_secantusdb_applies_it(tmp_path):
+    import bson
+    from bson.int64 import Int64
+    from secantus import storage
+
+    with EmbeddedMongo().start(tmp_path):
+        applied = storage.apply_update
+    assert applied.own is not applied  # the pinned SecantusDB is as the patch expects it
+    rng = random.Random(13)
+    values = ["fresh", "", 0, 7, Int64(-7), 2**62, 1.5, True, None, b"\x00keys", [], ["fresh", 1, Int64(2)],
+              [1, [2]], {"a": 1}, [{"a": 1}]]
+    ids = ["p:1", "p:2", 1, Int64(1), 1.0]
+    for _ in range(3000):
+        doc = {"_id": rng.choice(ids), "old": rng.choice(values)}
+        update = {rng.choice(["_id", "row", "fresh", "keys", "$set", "a.b"]): rng.choice(values + ids)
+                  for _ in range(rng.randrange(4))}
+        upsert = rng.random() < 0.1
+        ours, theirs = outcome(applied, doc, update, is_upsert=upsert), outcome(applied.own, doc, update, is_upsert=upsert)
+        assert ours == theirs and (type(ours) is tuple or bson.encode(ours) == bson.encode(theirs)), (doc, update)
+        if type(ours) is dict:
+            for value in update.values():
+                if type(value) is list:
+                    value.append("changed after")  # the request's lists, not the document's
+            assert bson.encode(ours) == bson.encode(theirs), (doc, update)
+
+
+def test_an_entry_set_by_key_is_the_binding_s_own(tmp_path):
+    import wiredtiger
+
+    with EmbeddedMongo().start(tmp_path / "mongo"):
+        cursor_type = sys.modules[wiredtiger.Cursor.__module__].Cursor
+    inserted = cursor_type.__setitem__
+    assert inserted.own is not inserted  # the pinned binding is as the patch expects it
+    connection = wiredtiger.wiredtiger_open(str(tmp_path), "create")
+    session = connection.open_session()
+    tables = {}
+    for way in ("ours", "theirs"):
+        for fmt, value_format in (("SSSu", "u"), ("q", "S"), ("S", "uq")):
+            session.create(f"table:{way}{len(fmt)}", f"key_format={fmt},value_format={value_format}")
+            tables[way, fmt] = session.open_cursor(f"table:{way}{len(fmt)}", None, "overwrite=false")
+    rng = random.Random(17)
+    cases = {"SSSu": lambda: (("dedup", "rows", "fresh_1", rng.randbytes(rng.randrange(3))), b""),
+             "q": lambda: (rng.randrange(-3, 3), rng.choice(["a", "", "好"])),
+             "S": lambda: (rng.choice(["a", "b"]), (rng.randbytes(2), rng.randrange(9)))}
+    for _ in range(2000):
+        fmt = rng.choice(list(cases))
+        key, value = cases[fmt]()
+        if rng.random() < 0.05:
+            value = 7  # of the wrong type
+        ours = outcome(inserted, tables["ours", fmt], key, value)
+        assert ours == outcome(inserted.own, tables["theirs", fmt], key, value), (fmt, key, value)
+    for fmt in cases:
+        contents = [list(tables[way, fmt]) for way in ("ours", "theirs")]
+        for cursor in (tables["ours", fmt], tables["theirs", fmt]):
+            cursor.reset()
+        assert contents[0] == contents[1] and contents[0]
+    connection.close()
 
 
 def test_a_new_store_writes_its_index_entries_with_their_common_prefixes_once_a_page(tmp_path):
