@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dedup_pipeline.core.blocks import BlockScheme, SchemeError
-from dedup_pipeline.core.pairs import groups, similar_pairs
+from dedup_pipeline.core.pairs import copy_classes, groups, similar_pairs
 
 ROWS = 20_000
 
@@ -228,3 +228,16 @@ def test_a_scheme_that_can_miss_pairs_is_refused_naming_its_values(k, blocks, ke
     for name, value in (("blocks", blocks), ("k", k), ("key_blocks", key_blocks)):
         assert f"{name} ({value})" in message
     assert isinstance(refused.value, ValueError)
+
+
+def test_the_copy_classes_are_the_rows_of_each_original_with_copies_original_first():
+    rng = np.random.default_rng(12)
+    original = np.arange(3_000)
+    copies = rng.choice(3_000, 1_200, replace=False)
+    original[copies] = rng.integers(0, 3_000, 1_200)
+    original = np.minimum(original, np.arange(3_000))  # a copy's original comes before it
+    want = {}
+    for row, first in enumerate(original.tolist()):
+        want.setdefault(first, []).append(row)
+    classes = [m.tolist() for m in copy_classes(original)]
+    assert classes == [want[first] for first in sorted(want) if len(want[first]) > 1] and len(classes) > 100

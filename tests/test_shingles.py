@@ -344,10 +344,10 @@ def test_overlaps_of_many_pairs_at_once_are_those_of_each_pair():
     rng = np.random.default_rng(9)
     sets = [np.unique(rng.integers(0, 60, rng.integers(0, 30))).astype(np.uint32) for _ in range(50)]
     i, j = (np.array(x) for x in zip(*itertools.combinations(range(50), 2)))
-    for chunk in (7, 10**6):  # pairs split across chunks, or all in one
+    for chunk, threads in itertools.product((7, 10**6), (1, 2)):  # pairs split across chunks (and threads), or not
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr("dedup_pipeline.core.shingles.OVERLAP_CHUNK", chunk)
-            jaccard, contained = overlap_pairs(Sets.of(sets, np.uint32), i, j)
+            jaccard, contained = overlap_pairs(Sets.of(sets, np.uint32), i, j, threads)
         assert [(round(x, 9), round(y, 9)) for x, y in zip(jaccard.tolist(), contained.tolist())] == [
             tuple(round(v, 9) for v in overlap(sets[a], sets[b])) for a, b in zip(i.tolist(), j.tolist())]
 
@@ -359,6 +359,42 @@ def test_candidates_sorted_a_part_at_a_time_are_those_sorted_at_once():
     original[rng.choice(400, 120)] = rng.choice(400, 120)  # copies: a row's original is another's
     original = np.minimum(original, np.arange(400))
     whole = candidates(keys, original, part_entries=len(keys.values))
-    for entries in (1, 7, 100, 999):
-        parted = candidates(keys, original, part_entries=entries)
+    for entries, threads in itertools.product((1, 7, 100, 999, len(keys.values)), (1, 2)):
+        parted = candidates(keys, original, part_entries=entries, threads=threads)
         assert all(np.array_equal(a, b) for a, b in zip(parted, whole)) and len(whole[0])
+
+
+def test_a_decision_on_two_threads_is_the_decision_on_one():
+    from testing.labelled import generate
+
+    scheme = ShingleScheme(submitter=("phone", "address"))
+    fields = [Field("phone", "short"), Field("address", "short"), Field("content", "long")]
+    table = SketchTable.of(scheme.sketch_many(generate(1_500, 2016).rows, fields))
+    focus = np.arange(1_500) % 7 == 0
+    with pytest.MonkeyPatch.context() as patch:  # parts and chunks small enough that each thread has some
+        patch.setattr("dedup_pipeline.core.shingles.OVERLAP_CHUNK", 5_000)
+        patch.setattr("dedup_pipeline.core.shingles.CANDIDATE_ENTRIES", 2_000)
+        for mask in (None, focus):
+            one, two = decision.decide(scheme, table, mask, threads=1), decision.decide(scheme, table, mask, threads=2)
+            assert all(np.array_equal(a, b) for a, b in zip([*one.similar.linked(), *one.possible],
+                                                             [*two.similar.linked(), *two.possible]))
+            assert len(one.similar.pairs[0]) > 100
+
+
+def test_pairs_related_together_are_each_related_alone():
+    from dedup_pipeline.config import parse_config
+    from dedup_pipeline.core.schemes import Shingles
+    from testing.labelled import generate
+
+    scheme = Shingles(parse_config({"source": {"url": "sqlite://", "table": "petition"},
+                                    "fields": {"phone": "short", "address": "short", "content": "long"},
+                                    "scheme": {"submitter": ["phone", "address"]}}, {}))
+    rows = generate(400, 2017).rows
+    probes = scheme.probes(rows)
+    rng = np.random.default_rng(3)
+    pairs = [(probes[a], probes[b]) for a, b in zip(*candidates(Sets.of([p.keys for p in probes])))]
+    pairs += [(probes[a], probes[b]) for a, b in rng.integers(0, 400, (300, 2)).tolist()]  # most not similar
+    together = scheme.relate_many(pairs)
+    assert together == [scheme.relate(a, b) for a, b in pairs]
+    assert sum(d is not None for d, _ in together) > 50 and sum(d is None for d, _ in together) > 50
+    assert scheme.relate_many([]) == []

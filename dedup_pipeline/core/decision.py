@@ -32,7 +32,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -107,19 +107,19 @@ def corroborates(first: int, second: int) -> bool:
     return bool(first & SUBMITTER and second & WRITTEN or first & WRITTEN and second & SUBMITTER)
 
 
-def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = None) -> Decided:
+def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = None, threads: int = 1) -> Decided:
     """Every pair of the table; or, given `focus` (a row mask), the pairs of a focus row and
     those of two rows of the `centre` around it, as the whole table would decide them when
     the table holds every row sharing a key with a row of the centre (the incremental paths
-    read those rows and decide again until it does)."""
+    read those rows and decide again until it does). On `threads` threads."""
     original = originals(table.identity)
-    near = candidates(table.keys, original)
-    found, centre = _confirmed(rule, table, original, near, focus)
+    near = candidates(table.keys, original, threads=threads)
+    found, centre = _confirmed(rule, table, original, near, focus, threads)
     shares_key = np.ones(len(found.i), bool)
     if rule.corroborate:
         edges = found.evidence > 0
         ki, kj, ke = found.i[edges], found.j[edges], found.evidence[edges]
-        more = confirm(rule, table, *through_a_third(ki, kj, original, *near))
+        more = confirm(rule, table, *through_a_third(ki, kj, original, *near), threads)
         found = Confirmed(*(np.concatenate(x) for x in zip(found, more)))
         shares_key = np.concatenate([shares_key, np.zeros(len(more.i), bool)])
     via = np.full(len(found.i), -1, np.int64)
@@ -169,32 +169,32 @@ def obey(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, An
 
 
 def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, near: tuple[np.ndarray, np.ndarray],
-               focus: np.ndarray | None) -> tuple[Confirmed, np.ndarray]:
+               focus: np.ndarray | None, threads: int = 1) -> tuple[Confirmed, np.ndarray]:
     """The candidates `decide` needs confirmed, and the rows they centre on: every row; or
     the focus rows, their copies and the rows they pair with by evidence of their own, with
     the candidates of any of these (whatever links a focus row lies within one step of them)."""
     i, j = near
     if focus is None:
-        return confirm(rule, table, i, j), np.ones(len(original), bool)
+        return confirm(rule, table, i, j, threads), np.ones(len(original), bool)
     if not rule.corroborate:
         touch = focus[i] | focus[j]
-        return confirm(rule, table, i[touch], j[touch]), focus.copy()
+        return confirm(rule, table, i[touch], j[touch], threads), focus.copy()
     own = np.isin(original, original[focus])
     first = own[i] | own[j]
-    found = confirm(rule, table, i[first], j[first])
+    found = confirm(rule, table, i[first], j[first], threads)
     centre = own.copy()
     edges = found.evidence > 0
     centre[found.i[edges]] = centre[found.j[edges]] = True
     rest = ~first & (centre[i] | centre[j])
-    more = confirm(rule, table, i[rest], j[rest])
+    more = confirm(rule, table, i[rest], j[rest], threads)
     return Confirmed(*(np.concatenate(x) for x in zip(found, more))), centre
 
 
-def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarray) -> Confirmed:
+def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarray, threads: int = 1) -> Confirmed:
     """The candidates (i, j) whose texts are similar, with their Jaccard and the evidence
     they carry (0: a pair only if a third row links it): THE PAIR RULE (shingles.py says
     what it measures)."""
-    jaccard, contained = overlap_pairs(table.shingles, i, j)
+    jaccard, contained = overlap_pairs(table.shingles, i, j, threads)
     sizes = table.shingles.sizes()
     smaller = np.minimum(sizes[i], sizes[j])
     keep = (jaccard >= rule.threshold) | ((smaller >= rule.min_shingles) & (contained >= rule.containment))
@@ -202,7 +202,7 @@ def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarra
     people = table.people
     same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
     filed_i, filed_j = table.filed[i].astype(np.int64), table.filed[j].astype(np.int64)
-    written = as_written(rule, *overlap_pairs(table.verbatim, i, j)) & (
+    written = as_written(rule, *overlap_pairs(table.verbatim, i, j, threads)) & (
         (table.identity[i] == table.identity[j]) | near_in_time(rule, filed_i, filed_j))
     kept = written.copy()
     left = np.flatnonzero(~written)  # aligned one pair at a time: few are left
@@ -217,10 +217,17 @@ def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarra
 def relate(rule: ShingleScheme, a: Sketch, b: Sketch) -> tuple[float | None, int]:
     """One pair, as `confirm` decides it: its similarity (Jaccard, numbers folded, at least
     the threshold) when the texts are similar, else None; and the evidence it carries."""
-    found = confirm(rule, SketchTable.of([a, b]), np.array([0]), np.array([1]))
-    if not len(found.i):
-        return None, 0
-    return max(float(found.jaccard[0]), rule.threshold), int(found.evidence[0])
+    return relate_many(rule, [a, b], np.array([0]), np.array([1]))[0]
+
+
+def relate_many(rule: ShingleScheme, sketches: Sequence[Sketch], i: np.ndarray, j: np.ndarray
+                ) -> list[tuple[float | None, int]]:
+    """`relate` of each pair (sketches[i[n]], sketches[j[n]]), confirmed together: a pair's
+    outcome is its own, whatever else is confirmed beside it."""
+    found = confirm(rule, SketchTable.of(sketches), np.asarray(i, np.int64), np.asarray(j, np.int64))
+    said = {(a, b): (max(score, rule.threshold), evidence) for a, b, score, evidence in
+            zip(found.i.tolist(), found.j.tolist(), found.jaccard.tolist(), found.evidence.tolist())}
+    return [said.get(pair, (None, 0)) for pair in zip(np.asarray(i).tolist(), np.asarray(j).tolist())]
 
 
 def as_written(rule: ShingleScheme, jaccard: np.ndarray, contained: np.ndarray) -> np.ndarray:

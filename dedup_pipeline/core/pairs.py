@@ -71,8 +71,9 @@ def originals(identity: np.ndarray) -> np.ndarray:
 def copy_classes(original: np.ndarray) -> list[np.ndarray]:
     """The rows of each original with copies, original first."""
     order = np.argsort(original, kind="stable")
-    cuts = np.flatnonzero(np.diff(original[order])) + 1
-    return [m for m in np.split(order, cuts) if len(m) > 1]
+    starts = np.flatnonzero(np.diff(original[order], prepend=-1))
+    ends = np.append(starts[1:], len(order))
+    return [order[starts[k]:ends[k]] for k in np.flatnonzero(ends - starts > 1).tolist()]  # not a split of every row
 
 
 def _ordered(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> Pairs:

@@ -46,8 +46,9 @@ class Scheme(Protocol):
     def restore(self, stored: Sequence[tuple[int, bytes | None]]) -> list: ...
     def distance(self, a: Any, b: Any) -> float | None: ...
     def relate(self, a: Any, b: Any) -> tuple[float | None, int]: ...
+    def relate_many(self, pairs: Sequence[tuple[Any, Any]]) -> list[tuple[float | None, int]]: ...
     def identity(self, probe: Any) -> int: ...
-    def decide(self, probes: Sequence, focus: np.ndarray | None = None) -> Decided: ...
+    def decide(self, probes: Sequence, focus: np.ndarray | None = None, threads: int = 1) -> Decided: ...
     def similar(self, probes: Sequence) -> Similar: ...
     def pairs(self, probes: Sequence) -> Pairs: ...
 
@@ -109,15 +110,18 @@ class Fingerprints:
         distance = self.distance(a, b)
         return distance, 0 if distance is None else SUBMITTER | WRITTEN
 
+    def relate_many(self, pairs: Sequence[tuple[int, int]]) -> list[tuple[int | None, int]]:
+        return [self.relate(a, b) for a, b in pairs]
+
     def identity(self, probe: int) -> int:
         """Rows of one fingerprint are copies of each other (distance 0); never 0, which
         means none."""
         return probe + 1
 
-    def decide(self, probes: Sequence[int], focus: np.ndarray | None = None) -> Decided:
+    def decide(self, probes: Sequence[int], focus: np.ndarray | None = None, threads: int = 1) -> Decided:
         """Every pair within k bits (those of a focus row, given `focus`: the rows sharing a
-        key with it are its centre)."""
-        found = similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks)
+        key with it are its centre), on `threads` threads."""
+        found = similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks, threads)
         i, j, d = found.pairs
         if focus is not None:
             keep = focus[i] | focus[j]
@@ -162,14 +166,28 @@ class Shingles:
         return distance if evidence else None
 
     def relate(self, a: Sketch, b: Sketch) -> tuple[float | None, int]:
-        score, evidence = decision.relate(self.shingles, a, b)
-        return None if score is None else round(1 - score, 4), evidence
+        return self.relate_many([(a, b)])[0]
+
+    def relate_many(self, pairs: Sequence[tuple[Sketch, Sketch]]) -> list[tuple[float | None, int]]:
+        """`relate` of each pair, confirmed together (a worker re-checks hundreds at once)."""
+        if not pairs:
+            return []
+        slots: dict[int, int] = {}  # each sketch once, however many pairs it is in
+        sketches = []
+        for sketch in (s for pair in pairs for s in pair):
+            if id(sketch) not in slots:
+                slots[id(sketch)] = len(sketches)
+                sketches.append(sketch)
+        i, j = (np.array([slots[id(pair[n])] for pair in pairs]) for n in (0, 1))
+        return [(None if score is None else round(1 - score, 4), evidence)
+                for score, evidence in decision.relate_many(self.shingles, sketches, i, j)]
 
     def identity(self, probe: Sketch) -> int:
         return probe.identity
 
-    def decide(self, probes: Sequence[Sketch] | SketchTable, focus: np.ndarray | None = None) -> Decided:
-        return decision.decide(self.shingles, _table(probes), focus)
+    def decide(self, probes: Sequence[Sketch] | SketchTable, focus: np.ndarray | None = None,
+               threads: int = 1) -> Decided:
+        return decision.decide(self.shingles, _table(probes), focus, threads)
 
     def similar(self, probes: Sequence[Sketch] | SketchTable) -> Similar:
         return self.decide(probes).similar

@@ -57,10 +57,11 @@ from __future__ import annotations
 import re
 import struct
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
-from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
@@ -427,14 +428,16 @@ def same_submitter(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.any((a == b) & (a != 0)))
 
 
-def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """`overlap` of each pair (set i[n], set j[n]) of 32-bit sets, all at once: each pair's
     two sets side by side under the pair's number, sorted; an element in both is a value
-    met twice. OVERLAP_CHUNK elements at a time."""
+    met twice. OVERLAP_CHUNK elements at a time, shared by the threads."""
     sizes = sets.sizes()
     a, b = sizes[i], sizes[j]
     common = np.zeros(len(i), np.int64)
-    for lo, hi in _spans(a + b, OVERLAP_CHUNK):
+
+    def count(span: tuple[int, int]) -> None:
+        lo, hi = span
         n = hi - lo
         firsts = np.column_stack([sets.starts[i[lo:hi]], sets.starts[j[lo:hi]]]).ravel()
         lengths = np.column_stack([a[lo:hi], b[lo:hi]]).ravel()
@@ -443,6 +446,8 @@ def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray,
         merged.sort(kind="stable")  # sorted runs side by side: a merge
         twice = merged[1:][merged[1:] == merged[:-1]] >> np.uint64(32)
         common[lo:hi] = np.bincount(twice.astype(np.int64), minlength=n)
+
+    mapped(threads, count, _spans(a + b, max(1, OVERLAP_CHUNK // threads)))
     filled = (a > 0) & (b > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         jaccard = np.where(filled, common / (a + b - common), 0.0)
@@ -450,16 +455,17 @@ def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray,
     return jaccard, contained
 
 
-def candidates(keys: Sets, original: np.ndarray | None = None, part_entries: int = CANDIDATE_ENTRIES
-               ) -> tuple[np.ndarray, np.ndarray]:
+def candidates(keys: Sets, original: np.ndarray | None = None, part_entries: int = CANDIDATE_ENTRIES,
+               threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i, j), i < j, of rows with a key in common, once; never two rows of one
     `original` (copies), so that n copies under a key cost n, not n². The entries are sorted
-    a part at a time, every entry of a key in one part: the memory of about `part_entries`
-    entries (80 bytes each), not of every key of the table at once."""
+    a part at a time, every entry of a key in one part, a part a thread: the memory of about
+    `part_entries` entries (80 bytes each), not of every key of the table at once."""
     n = len(keys.starts) - 1
-    parts = max(1, -(-len(keys.values) // part_entries))
+    parts = max(threads, -(-len(keys.values) // max(1, part_entries // threads)))
     part = _parts(keys.values, parts)
-    codes = [_sharing(keys, original, n, np.flatnonzero(part == p) if parts > 1 else None) for p in range(parts)]
+    codes = mapped(threads, lambda p: _sharing(keys, original, n, np.flatnonzero(part == p) if parts > 1 else None),
+                   range(parts))
     i, j = np.divmod(np.unique(np.concatenate(codes)) if parts > 1 else codes[0], n)
     keep = i != j
     return i[keep], j[keep]
@@ -496,6 +502,16 @@ def _sharing(keys: Sets, original: np.ndarray | None, n: int, at: np.ndarray | N
     left = np.repeat(rows, counts).astype(np.int64)
     right = rows[_ranges(copies_end, counts)].astype(np.int64)
     return np.unique(np.minimum(left, right) * n + np.maximum(left, right))
+
+
+def mapped(threads: int, work: Callable[[Any], Any], items: Iterable) -> list:
+    """work(item) of each item, in order, on `threads` threads: numpy lets go of the GIL in
+    its sorts and gathers, so the parts of an all-pairs run side by side on the cores."""
+    items = list(items)
+    if threads <= 1 or len(items) <= 1:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(min(threads, len(items))) as pool:
+        return list(pool.map(work, items))
 
 
 def _run_ends(starts: np.ndarray, length: int) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..config import Config, ConfigError
 from ..core.pairs import Similar, single_pass_pairs
-from .parallel import chunks_mapped
+from .parallel import chunks_mapped, cores
 from ..core.schemes import scheme_of
 from ..core.shingles import Sets, SketchTable
 from .rerun import rerun
@@ -100,7 +100,8 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
         if algorithm == "single-pass":
             similar = _single_pass(read.fingerprints, config.fingerprint.k)
         else:
-            decided = scheme.decide(read.table if read.table is not None else read.fingerprints)
+            decided = scheme.decide(read.table if read.table is not None else read.fingerprints,
+                                    threads=cores(config, processes))
             similar, possible = decided.similar, decided.possible
         pairs = similar.linked()
         seconds["all-pairs"] = time.perf_counter() - start

@@ -157,12 +157,14 @@ def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], prob
     before this transaction wrote the pair. Returns the pairs kept. A pair a reviewer
     confirmed stands while both rows are as decided (the lookup read their verdict)."""
     now = {**index.current({r for pair in found for r in pair if r not in probes}), **probes}
+    checked = [(a, b, distance) for (a, b), distance in found.items()
+               if not (a in probes and b in probes or (a, b) in confirmed)]
+    both = [(a, b) for a, b, _ in checked if a in now and b in now]
+    # the text alone: a pair linked through a third row has no evidence of its own
+    related = dict(zip(both, index.scheme.relate_many([(now[a], now[b]) for a, b in both])))
     stale, moved = [], []
-    for (a, b), distance in found.items():
-        if a in probes and b in probes or (a, b) in confirmed:
-            continue
-        # the text alone: a pair linked through a third row has no evidence of its own
-        d = index.scheme.relate(now[a], now[b])[0] if a in now and b in now else None
+    for a, b, distance in checked:
+        d = related[a, b][0] if (a, b) in related else None
         if d is None:
             stale.append((a, b))
         elif d != distance:

@@ -313,14 +313,14 @@ def _merged(now: Pairs, before: Pairs, moved: np.ndarray, untouched: np.ndarray)
 def _decided(scheme: Scheme, log: SketchLog, near: _Near, table: Table, focus: np.ndarray) -> tuple[Pairs, Pairs]:
     """The pairs as stored, and the possible pairs, of the focus rows (positions in the
     table), decided over the rows sharing a key with the decision's centre, read until it
-    holds no row not read."""
+    holds no row not read; on as many threads as the scan of the log."""
     if not len(focus):
         return NONE, NONE
     compared = log.table() if scheme.sketch_stored else log.values("fingerprints")
     around, looked = np.union1d(focus, near.under(table.at[focus])), focus
     while True:
         in_focus = np.isin(around, focus)
-        decided = scheme.decide(_take(compared, table.at[around]), in_focus)
+        decided = scheme.decide(_take(compared, table.at[around]), in_focus, near.threads)
         new = np.setdiff1d(around[decided.centre], looked)
         if not len(new):
             break
