@@ -359,6 +359,33 @@ def test_an_entry_set_by_key_is_the_binding_s_own(tmp_path):
     connection.close()
 
 
+def test_an_index_s_entries_under_a_key_are_those_secantusdb_finds(tmp_path):
+    from secantus import sortkey
+
+    rng = random.Random(19)
+    values = [0, 1, -1, 7, 2**40, -2**62, "fresh", "was 7", "", "a\x00b", "好", 1.5, None, True]
+    with EmbeddedMongo().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
+        for name in ("rows", "rows2"):  # a neighbour's entries must not be taken for this one's
+            client.d[name].create_index("fresh", sparse=True)
+            client.d[name].create_index([("a", 1), ("b", -1)])
+            client.d[name].insert_many([{"fresh": [rng.choice(values) for _ in range(rng.randrange(5))],
+                                         "a": rng.choice(values), "b": rng.choice(values)} for _ in range(400)])
+        server = mongo._server.storage
+        probed = type(server)._scan_index_for_id_keys
+        assert probed.own is not probed  # the pinned SecantusDB is as the patch expects it
+        assert set(client.d.rows.index_information()) == {"_id_", "fresh_1", "a_1_b_-1"}
+        found = 0
+        for _ in range(1500):
+            value = rng.choice(values) if rng.random() < 0.9 else rng.getrandbits(64) - 2**63
+            kb = sortkey.encode_value(value)
+            kb = kb[:rng.randrange(len(kb) + 1)] if rng.random() < 0.2 else kb
+            for name, prefix in (("fresh_1", False), ("fresh_1", True), ("a_1_b_-1", True), ("none", False)):
+                ours = probed(server, "d", "rows", name, kb, prefix=prefix)
+                assert ours == probed.own(server, "d", "rows", name, kb, prefix=prefix), (value, kb, name, prefix)
+                found += len(ours)
+        assert found > 10_000
+
+
 def test_a_new_store_writes_its_index_entries_with_their_common_prefixes_once_a_page(tmp_path):
     with EmbeddedMongo().start(tmp_path) as mongo:
         session = mongo._server.storage._conn.open_session()

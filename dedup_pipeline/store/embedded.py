@@ -267,6 +267,7 @@ def _open_server(data_dir: Path, host: str, port: int):
     _patch_array_keys(storage, sortkey)
     _patch_id_writes(storage)
     _patch_replacements(storage)
+    _patch_index_probes(storage)
     _patch_packing(sys.modules[wiredtiger.Cursor.__module__])
     _patch_inserts(sys.modules[wiredtiger.Cursor.__module__])
     _patch_index_table(sys.modules[wiredtiger.Cursor.__module__], storage)
@@ -456,6 +457,47 @@ def _patch_id_writes(storage: object) -> None:
 
     by_id.own = own
     kind._try_index_id_keys = by_id
+
+
+def _patch_index_probes(storage: object) -> None:
+    """An index's entries under one key (an `$in` asks for each of its values) found by the
+    key's bytes: WiredTiger's key, as SecantusDB packs it, is the database, collection and
+    index names, each ending in a NUL, then the entry. SecantusDB unpacks every key it walks
+    into Python values, most of a worker's lookups in the server. The same record ids."""
+    kind = getattr(storage, "Storage", None)
+    own = getattr(kind, "_scan_index_for_id_keys", None)
+    table, unpack = getattr(storage, "_IDX_ENTRIES_TABLE", None), getattr(storage, "_unpack_entry", None)
+    if own is None or hasattr(own, "own") or table is None or unpack is None:
+        return
+    from wiredtiger import WT_NOTFOUND
+
+    def probed(self, db, coll, name, kb, *, prefix=False):
+        names = f"{db}\0{coll}\0{name}\0"
+        if type(db) is not str or type(coll) is not str or type(name) is not str or names.count("\0") != 3:
+            return own(self, db, coll, name, kb, prefix=prefix)
+        c = self._cursor(table)
+        head = names.encode()
+        escaped = kb.replace(b"\0", b"\0\xff")  # storage._escape_kb
+        wanted = head + (escaped if prefix else escaped + b"\0\0")  # the entry separator
+        c.set_key(db, coll, name, wanted[len(head):])
+        rc = c.search_near()
+        if rc == WT_NOTFOUND or rc < 0 and c.next() != 0:
+            return []
+        out: list[int] = []
+        while True:
+            key = c._get_key()
+            # an escaped key holds no two NULs and ends in none: its entries begin with it
+            if not key.startswith(wanted):
+                break
+            row_id = unpack(key[len(head):])[1]
+            if row_id is not None:
+                out.append(row_id)
+            if c.next() != 0:
+                break
+        return out
+
+    probed.own = own
+    kind._scan_index_for_id_keys = probed
 
 
 _SCALARS = {str, int, Int64, bytes, float, bool, type(None)}
