@@ -15,11 +15,17 @@ the re-run and the worker, measured with pymongo and nothing of the pipeline but
    per collection), each timed alone on the open store.
 4. Finds by `{"_id": {"$in": ids}}` of 1, 20, 100 and 500 random ids, with SecantusDB's own
    comparison of each document found with every id, and with `_patch_in`'s set.
+5. Finds of fresh rows (`--docs` documents listing their keys under the indexed `fresh`) by
+   `{"fresh": {"$in": keys}}` of 100 keys no document has (a worker's usual key) and of 100
+   keys of 100 documents, with SecantusDB's own walk of the index entries under a key and
+   with `_patch_index_probes`'.
 
 Last line: insert_us_no_index= insert_us_fresh= insert_us_two= insert_us_packed= replace_us= replace_us_keys=
-replace_us_twice= entry_us= walk_ms= seek_ms= find_ms= in_us_own= in_us_set= (µs per document;
-entry_us: the cost of one index entry, from the replace with twice the keys against the one
-with none; find_ms: a find of one id; in_us_own, in_us_set: µs per id of a find of 500)
+replace_us_twice= entry_us= walk_ms= seek_ms= find_ms= in_us_own= in_us_set= probe_us_own= probe_us=
+probe_hit_us_own= probe_hit_us= (µs per document; entry_us: the cost of one index entry, from the
+replace with twice the keys against the one with none; find_ms: a find of one id; in_us_own,
+in_us_set: µs per id of a find of 500; probe_us*: µs per key of a find of 100 keys, none filed
+or each a document's)
 """
 
 from __future__ import annotations
@@ -112,6 +118,30 @@ def find_us(folder: str, docs: list[dict], ids: int) -> tuple[float, float]:
     return spent[0], spent[1]
 
 
+def probe_us(docs: list[dict]) -> dict[str, float]:
+    """µs per key of finds of fresh rows by 100 keys, none filed or each a document's:
+    SecantusDB's own walk of an index key's entries, and `_patch_index_probes`'."""
+    rng = np.random.default_rng(3)
+    with tempfile.TemporaryDirectory() as folder, EmbeddedMongo().start(folder) as mongo:
+        with pymongo.MongoClient(mongo.uri) as client:
+            client.d.rows.create_index("fresh", sparse=True)
+            for n in range(0, len(docs), CHUNK):
+                client.d.rows.insert_many([{**d, "fresh": ["fresh", *d["keys"]]} for d in docs[n:n + CHUNK]])
+            probed, spent = Storage._scan_index_for_id_keys, {}
+            for way, walk in (("_own", probed.own), ("", probed)):
+                Storage._scan_index_for_id_keys = walk
+                for hit in (False, True):
+                    start = time.perf_counter()
+                    for _ in range(50):
+                        keys = ([docs[n]["keys"][0] for n in rng.choice(len(docs), 100, replace=False).tolist()] if hit
+                                else rng.integers(-2**62, -1, 100).tolist())  # rows' keys are positive here
+                        if (len(list(client.d.rows.find({"fresh": {"$in": keys}}))) >= 100) != hit:
+                            raise SystemExit("a find of fresh rows did not find what it should")
+                    spent[("probe_hit_us" if hit else "probe_us") + way] = (time.perf_counter() - start) / 50 / 100 * 1e6
+            Storage._scan_index_for_id_keys = probed
+    return spent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=50_000)
@@ -142,13 +172,18 @@ def main() -> None:
         finds = {ids: find_us(folder, docs, ids) for ids in (1, 20, 100, 500)}
     for ids, (own, by_set) in finds.items():
         print(f"a find of {ids} ids, µs an id: SecantusDB's own comparison {own:.0f}, by set {by_set:.0f}")
+    probes = probe_us(docs)
+    print(f"a find of fresh rows by 100 keys, µs a key: none filed {probes['probe_us_own']:.1f} by SecantusDB's own "
+          f"walk, {probes['probe_us']:.1f} by the key's bytes; each a document's {probes['probe_hit_us_own']:.1f} "
+          f"and {probes['probe_hit_us']:.1f}")
     print(f"the largest record id of {args.docs:,} documents: SecantusDB's walk {walked:.0f} ms, "
           f"max_record_id's seek {sought:.1f} ms")
     print(f"insert_us_no_index={inserts['no_index']:.0f} insert_us_fresh={inserts['fresh']:.0f} "
           f"insert_us_two={inserts['two']:.0f} insert_us_packed={inserts['packed']:.0f} "
           f"replace_us={replaced[0]:.0f} replace_us_keys={replaced[args.keys]:.0f} "
           f"replace_us_twice={replaced[2 * args.keys]:.0f} entry_us={entry:.1f} walk_ms={walked:.1f} seek_ms={sought:.2f} "
-          f"find_ms={finds[1][1] / 1000:.2f} in_us_own={finds[500][0]:.0f} in_us_set={finds[500][1]:.0f}")
+          f"find_ms={finds[1][1] / 1000:.2f} in_us_own={finds[500][0]:.0f} in_us_set={finds[500][1]:.0f} "
+          + " ".join(f"{key}={value:.1f}" for key, value in probes.items()))
 
 
 if __name__ == "__main__":
