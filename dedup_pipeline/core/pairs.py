@@ -11,7 +11,7 @@ collapsed first; rows holding one are copies of the first of them (`Similar`).
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 import numpy as np
 
@@ -87,13 +87,21 @@ def similar_pairs(fingerprints: np.ndarray, scheme: BlockScheme, threads: int = 
     """All (i, j, distance) with i < j and distance <= k, i and j positions in the input;
     rows of one fingerprint are copies of the first of them."""
     unique, row_of = np.unique(fingerprints, return_inverse=True)
-    # numpy sorts release the GIL: the tables run side by side on the cores.
-    with ThreadPoolExecutor(max(1, threads)) as pool:
-        found = list(pool.map(lambda t: _table_pairs(unique, scheme, t, on_table), range(len(scheme.tables))))
+    found = mapped(threads, lambda t: _table_pairs(unique, scheme, t, on_table), range(len(scheme.tables)))
     u = np.concatenate([f[0] for f in found])
     v = np.concatenate([f[1] for f in found])
     distance = np.bitwise_count(unique[u] ^ unique[v]).astype(np.int64)
     return _expand_to_rows(u, v, distance, row_of.ravel())
+
+
+def mapped(threads: int, work: Callable[[Any], Any], items: Iterable) -> list:
+    """work(item) of each item, in order, on `threads` threads: numpy lets go of the GIL in
+    its sorts and gathers, so the parts of an all-pairs run side by side on the cores."""
+    items = list(items)
+    if threads <= 1 or len(items) <= 1:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(min(threads, len(items))) as pool:
+        return list(pool.map(work, items))
 
 
 def _table_pairs(unique: np.ndarray, scheme: BlockScheme, t: int,

@@ -57,17 +57,17 @@ from __future__ import annotations
 import re
 import struct
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from cityhash import CityHash64
 from rapidfuzz.distance import Indel
 
 from .features import Field, value_text
+from .pairs import mapped
 from .text import normalize, normalize_many
 
 _DIGITS = re.compile(r"\d+")
@@ -502,16 +502,6 @@ def _sharing(keys: Sets, original: np.ndarray | None, n: int, at: np.ndarray | N
     left = np.repeat(rows, counts).astype(np.int64)
     right = rows[_ranges(copies_end, counts)].astype(np.int64)
     return np.unique(np.minimum(left, right) * n + np.maximum(left, right))
-
-
-def mapped(threads: int, work: Callable[[Any], Any], items: Iterable) -> list:
-    """work(item) of each item, in order, on `threads` threads: numpy lets go of the GIL in
-    its sorts and gathers, so the parts of an all-pairs run side by side on the cores."""
-    items = list(items)
-    if threads <= 1 or len(items) <= 1:
-        return [work(item) for item in items]
-    with ThreadPoolExecutor(min(threads, len(items))) as pool:
-        return list(pool.map(work, items))
 
 
 def _run_ends(starts: np.ndarray, length: int) -> np.ndarray:

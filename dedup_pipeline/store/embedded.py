@@ -467,7 +467,8 @@ def _patch_index_probes(storage: object) -> None:
     kind = getattr(storage, "Storage", None)
     own = getattr(kind, "_scan_index_for_id_keys", None)
     table, unpack = getattr(storage, "_IDX_ENTRIES_TABLE", None), getattr(storage, "_unpack_entry", None)
-    if own is None or hasattr(own, "own") or table is None or unpack is None:
+    escape, separator = getattr(storage, "_escape_kb", None), getattr(storage, "_ENTRY_SEP", None)
+    if own is None or hasattr(own, "own") or None in (table, unpack, escape, separator):
         return
     from wiredtiger import WT_NOTFOUND
 
@@ -477,8 +478,7 @@ def _patch_index_probes(storage: object) -> None:
             return own(self, db, coll, name, kb, prefix=prefix)
         c = self._cursor(table)
         head = names.encode()
-        escaped = kb.replace(b"\0", b"\0\xff")  # storage._escape_kb
-        wanted = head + (escaped if prefix else escaped + b"\0\0")  # the entry separator
+        wanted = head + (escape(kb) if prefix else escape(kb) + separator)
         c.set_key(db, coll, name, wanted[len(head):])
         rc = c.search_near()
         if rc == WT_NOTFOUND or rc < 0 and c.next() != 0:
