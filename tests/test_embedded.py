@@ -483,6 +483,24 @@ def test_a_write_guarded_by_its_id_and_fields_matches_only_while_they_hold(mongo
     assert list(mongo_db.rows.find()) == [{"_id": "p:1", "fingerprint": 7}]
 
 
+
+def test_a_write_guarded_by_its_id_and_an_element_keyed_array_reads_only_its_document(tmp_path, monkeypatch):
+    from secantus import storage
+
+    scanned = []
+    own = storage.Storage._scan_docs
+    monkeypatch.setattr(storage.Storage, "_scan_docs", lambda self, *a, **k: scanned.append(a) or own(self, *a, **k))
+    with EmbeddedMongo().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
+        client.d.rows.create_index("fresh", sparse=True)
+        client.d.rows.insert_many([{"_id": n, "fresh": ["fresh", n, n + 1]} for n in range(50)])
+        scanned.clear()
+        assert client.d.rows.replace_one({"_id": 7, "fresh": ["fresh", 7, 9]}, {"n": 0}).matched_count == 0
+        assert client.d.rows.replace_one({"_id": 7, "fresh": ["fresh", 7, 8]}, {"n": 1}).matched_count == 1
+        assert scanned == []
+        assert [d["_id"] for d in client.d.rows.find({"fresh": ["fresh", 8, 9]})] == [8]  # no _id: a scan
+        assert scanned != []
+
+
 # -- the server in a process of its own (the embedded default's)
 
 

@@ -25,7 +25,7 @@ The server runs standalone (no replica-set advertisement), like a plain
   writes durable.
 - An index on a field of ``ELEMENT_KEYED`` holds its arrays' elements, not each
   whole array as well: a query that compares such a field with an array scans
-  the collection (``_patch_element_lookups``).
+  the collection (``_patch_lookups``).
 """
 
 from __future__ import annotations
@@ -272,9 +272,8 @@ def _open_server(data_dir: Path, host: str, port: int):
     _patch_number_keys(sortkey)
     _patch_literals(aggregate)
     _patch_array_keys(storage, sortkey)
-    _patch_element_lookups(storage)
     _patch_element_deletes(storage, sortkey)
-    _patch_id_writes(storage)
+    _patch_lookups(storage)
     _patch_replacements(storage)
     _patch_index_probes(storage)
     _patch_packing(sys.modules[wiredtiger.Cursor.__module__])
@@ -452,23 +451,6 @@ def _patch_array_keys(storage: object, sortkey: object) -> None:
     storage._index_key_variants = variants
 
 
-def _patch_element_lookups(storage: object) -> None:
-    """A query that compares a field of ELEMENT_KEYED with an array (equal to it, in a list
-    of them, above it) scans the collection: the index has no whole arrays to answer it."""
-    kind = getattr(storage, "Storage", None)
-    own = getattr(kind, "_try_index_id_keys", None)
-    if own is None or hasattr(own, "own"):
-        return
-
-    def looked_up(self, db, coll, filter, *, collation=None):
-        if _compares_arrays(filter):
-            return None  # SecantusDB's answer for a query no index serves
-        return own(self, db, coll, filter, collation=collation)
-
-    looked_up.own = own
-    kind._try_index_id_keys = looked_up
-
-
 def _compares_arrays(filter: object) -> bool:
     """Whether a filter compares a field of ELEMENT_KEYED with anything but scalars."""
     if type(filter) is list:
@@ -517,23 +499,27 @@ def _patch_element_deletes(storage: object, sortkey: object) -> None:
     kind._delete_index_entries = deleted
 
 
-def _patch_id_writes(storage: object) -> None:
-    """A write whose filter names an `_id` finds that one document by it: SecantusDB does so
-    only for a filter of `_id` alone, and for a guarded write (`_id` and the fields as read)
-    tries its other indexes first, a tenth of the write. The write checks the whole filter
-    on the document found, as it does whatever the index."""
+def _patch_lookups(storage: object) -> None:
+    """The documents a filter's indexes find. A write whose filter names an `_id` finds that
+    one document by it: SecantusDB does so only for a filter of `_id` alone, and for a
+    guarded write (`_id` and the fields as read) tries its other indexes first, a tenth of
+    the write. A query that compares a field of ELEMENT_KEYED with an array (equal to it, in
+    a list of them, above it) scans the collection: its index holds no whole arrays. Either
+    way the whole filter is checked on each document found, as it is whatever the index."""
     kind = getattr(storage, "Storage", None)
     own = getattr(kind, "_try_index_id_keys", None)
     if own is None or hasattr(own, "own"):
         return
 
-    def by_id(self, db, coll, filter, *, collation=None):
+    def looked_up(self, db, coll, filter, *, collation=None):
         if collation is None and filter and len(filter) > 1 and type(filter.get("_id")) in _EXACT:
             return own(self, db, coll, {"_id": filter["_id"]})
+        if _compares_arrays(filter):
+            return None  # SecantusDB's answer for a filter no index serves
         return own(self, db, coll, filter, collation=collation)
 
-    by_id.own = own
-    kind._try_index_id_keys = by_id
+    looked_up.own = own
+    kind._try_index_id_keys = looked_up
 
 
 def _patch_index_probes(storage: object) -> None:
