@@ -187,8 +187,19 @@ def content_hashes(rows: Sequence[Mapping[str, Any]], fields: Iterable, settings
 
 
 def column_hashes(columns: Mapping[str, Sequence], n: int, fields: Iterable, settings: str = "") -> list[str]:
-    """`content_hashes` of n rows given as their fields' columns ({name: values})."""
-    head = (settings + "\x1d").encode()
-    texts = [[f"{f.name}{SEPARATOR}" + (v if type(v) is str else f"{value_text(v, f) or ''}") for v in columns[f.name]]
-             for f in fields] or [[""] * n]
-    return [f"{CityHash64(head + text.encode()):016x}" for text in map("\x1e".join, zip(*texts))]
+    """`content_hashes` of n rows given as their fields' columns ({name: values}): each row's
+    text made by one `%` of a template, a fifth of a night's reading when it was a join."""
+    fields = list(fields)
+    escaped = [text.replace("%", "%%") for text in (settings, *(f.name for f in fields))]
+    template = escaped[0] + "\x1d" + "\x1e".join(f"{name}{SEPARATOR}%s" for name in escaped[1:])
+    if not fields:
+        return [f"{CityHash64(template.replace('%%', '%').encode()):016x}"] * n
+    texts = [_texts(columns[f.name], f) for f in fields]
+    return [f"{CityHash64((template % values).encode()):016x}" for values in zip(*texts)]
+
+
+def _texts(values: Sequence, field: Field) -> Sequence[str]:
+    """A column's values as the content hash writes them."""
+    if set(map(type, values)) <= {str}:
+        return values
+    return [v if type(v) is str else value_text(v, field) or "" for v in values]
