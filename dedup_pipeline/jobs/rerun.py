@@ -67,10 +67,10 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     scheme = scheme_of(config)
     log = SketchLog(folder / kept.log, kept.slots)
     start = time.perf_counter()
+    held = store.since(config.source.table)  # what the store holds otherwise than the last batch read
     # the rows changed are filed, and those gone removed, while the pairs are found
     with Behind(FILING_DEPTH) as filing:
         with chunks_mapped(config, processes, sketcher, sketch) as sketched:
-            held = store.since(config.source.table)  # what the store holds otherwise than the last batch read, while the workers start
             table = _read(config, store, kept, log, held, sketched, on_progress, filing)
         gone = table.gone(kept)
         # what the store holds otherwise and the table has not, but for rows removed in an earlier night:
