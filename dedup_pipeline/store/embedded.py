@@ -55,8 +55,8 @@ CACHE_SIZE = "256M"  # WiredTiger's cache: what the server holds in memory, what
 MALLOC_ARENAS = "2"
 INSTALL_HINT = "pip install --pre secantusdb (or set DEDUP_MONGO_URI to use an existing MongoDB)"
 # The fields the store asks of by element alone (a fresh row's keys, `$in`): their index
-# keeps no entry for each whole array, which MongoDB keeps for an equality with an array.
-# That entry was 472 of a fresh row's 1,100 bytes of index, written and never read.
+# keeps no entry for each whole array, which SecantusDB adds to answer an equality with an
+# array. That entry was 472 of a fresh row's 1,100 bytes of index, written and never read.
 ELEMENT_KEYED = frozenset({"fresh"})
 
 
@@ -476,8 +476,8 @@ def _scalars(op: str, operand: object) -> bool:
 
 
 def _patch_element_deletes(storage: object, sortkey: object) -> None:
-    """A document's entries removed with the whole array's under a field of ELEMENT_KEYED,
-    which a store written before that field lost it still holds."""
+    """A document's index entries removed with, under a field of ELEMENT_KEYED, its whole
+    array's: a store written before this patch holds one."""
     kind = getattr(storage, "Storage", None)
     own = getattr(kind, "_delete_index_entries", None)
     table, pack = getattr(storage, "_IDX_ENTRIES_TABLE", None), getattr(storage, "_pack_entry", None)
