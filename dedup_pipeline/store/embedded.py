@@ -431,24 +431,32 @@ def _patch_array_keys(storage: object, sortkey: object) -> None:
     own = getattr(storage, "_index_key_variants", None)
     if own is None or hasattr(own, "own"):
         return
-    encode, escape, separator = sortkey.encode_value, sortkey._escape, sortkey.COMPOUND_SEP
-    array, end = bytes([sortkey.RANK_ARRAY]), sortkey._ELEMENTS_END
+    encode = sortkey.encode_value
 
     def variants(doc, key_spec, *, sparse, collation=None):
         if collation is None and type(doc) is dict and len(key_spec) == 1:
             (field, direction), = key_spec.items()
             value = doc.get(field)
-            if (direction == 1 and "." not in field and type(value) is list and value
-                    and all(type(v) in _EXACT for v in value)):
+            if direction == 1 and "." not in field and _exact_list(value):
                 keys = [encode(v) for v in value]
                 if field in ELEMENT_KEYED:
                     return [*dict.fromkeys(keys)]
-                whole = array + b"".join(k[:1] + escape(k[1:]) + separator for k in keys) + end
-                return [*dict.fromkeys(keys), whole]
+                return [*dict.fromkeys(keys), _whole_key(sortkey, keys)]
         return own(doc, key_spec, sparse=sparse, collation=collation)
 
     variants.own = own
     storage._index_key_variants = variants
+
+
+def _exact_list(value: object) -> bool:
+    """A non-empty list of integers and strings: an array whose keys `_patch_array_keys` makes."""
+    return type(value) is list and bool(value) and all(type(v) in _EXACT for v in value)
+
+
+def _whole_key(sortkey: object, keys: list[bytes]) -> bytes:
+    """An array's own index key (SecantusDB's `encode_value` of it), from its elements' keys."""
+    escape, separator = sortkey._escape, sortkey.COMPOUND_SEP
+    return bytes([sortkey.RANK_ARRAY]) + b"".join(k[:1] + escape(k[1:]) + separator for k in keys) + sortkey._ELEMENTS_END
 
 
 def _compares_arrays(filter: object) -> bool:
@@ -488,15 +496,32 @@ def _patch_element_deletes(storage: object, sortkey: object) -> None:
         own(self, db, coll, doc, indexes, partials, recordid=recordid)
         for name, key_spec, _sparse, _unique in indexes:
             field = next(iter(key_spec), None)
-            if key_spec == {field: 1} and field in ELEMENT_KEYED and type(doc.get(field)) is list:
+            # another array's whole key is among SecantusDB's own keys, which it removed
+            if key_spec == {field: 1} and field in ELEMENT_KEYED and _exact_list(doc.get(field)):
                 c = self._cursor(table)
+                if not _holds_arrays(c, db, coll, name, sortkey.RANK_ARRAY):
+                    continue  # a store written since: building the key would cost 40 µs
                 c.reset()
-                c.set_key(db, coll, name, pack(sortkey.encode_value(doc[field]), recordid))
+                c.set_key(db, coll, name, pack(_whole_key(sortkey, [sortkey.encode_value(v) for v in doc[field]]), recordid))
                 if c.search() == 0:
                     c.remove()
 
     deleted.own = own
     kind._delete_index_entries = deleted
+
+
+def _holds_arrays(c: object, db: str, coll: str, name: str, rank: int) -> bool:
+    """Whether an index holds any array's key: one seek among its entries, whose WiredTiger
+    keys are the database, collection and index names, each ending in a NUL, then the entry."""
+    from wiredtiger import WT_NOTFOUND
+
+    wanted = f"{db}\0{coll}\0{name}\0".encode() + bytes([rank])
+    c.reset()
+    c.set_key(db, coll, name, wanted[-1:])
+    near = c.search_near()
+    found = near != WT_NOTFOUND and (near >= 0 or c.next() == 0) and c._get_key().startswith(wanted)
+    c.reset()
+    return found
 
 
 def _patch_lookups(storage: object) -> None:
