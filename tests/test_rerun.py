@@ -6,6 +6,7 @@ On a real MariaDB (triggers, dedup_match) and a real MongoDB-protocol server."""
 import os
 import subprocess
 import sys
+from unittest.mock import ANY
 
 import pytest
 
@@ -121,6 +122,34 @@ def test_a_batch_killed_at_any_write_point_then_run_again_stores_what_a_clean_ba
     sql(petition, "DELETE FROM petition WHERE id = 9001")  # gone before the batch runs again
     run_batch(config, MongoStore(mongo_db), processes=1)
     assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
+
+
+def test_a_re_run_killed_after_filing_leaves_its_rows_to_the_next_even_where_the_table_went_back(
+        petition, config, config_file, mongo_db, mongo_client):
+    insert(petition, petition_rows(60) + copy_sets(3))
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    (before,), = sql(petition, "SELECT content FROM petition WHERE id = 5")
+    sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
+    killed = subprocess.run([sys.executable, "-m", "dedup_pipeline", "batch", "--processes", "1",
+                             "--config", str(config_file)], capture_output=True, text=True,
+                            env=_env({killpoints.ENV: "batch.filed"}))
+    assert killed.returncode == -9, killed.stderr
+    sql(petition, "UPDATE petition SET content = :before WHERE id = 5", before=before)  # as the last night read it
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
+
+
+def test_a_re_run_reads_once_the_rows_an_older_version_left_fresh_and_its_state_holds_them_after(
+        petition, config, mongo_db):
+    insert(petition, petition_rows(40))
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    mongo_db.rows.update_many({"fresh": "batched"}, {"$set": {"fresh.$": "fresh"}})  # as version 2 filed it
+    assert MongoStore(mongo_db).since(config.source.table, batched=False).rows == {5: ANY}
+    run_batch(config, MongoStore(mongo_db), processes=1)
+    assert MongoStore(mongo_db).since(config.source.table, batched=False).rows == {}
+    assert [m.row for m in Incremental(MongoStore(mongo_db), config).check(TEXT_O)] == [5]
 
 
 def _env(extra):

@@ -11,7 +11,7 @@ from dedup_pipeline.store import index, results
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.store.index import (
-    BUCKET_ENTRIES, CHANGED, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
+    BUCKET_ENTRIES, CHANGED, FRESH, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
     _refiled, from_int64, open_store, to_int64)
 from dedup_pipeline.store.lock import LockHeld
 from testing.mongo_commands import Commands
@@ -134,6 +134,39 @@ def test_fold_ends_fresh_only_for_rows_stored_as_the_buckets_hold_them(store):
     assert store.fresh(T) == {2}
 
 
+def test_a_re_run_reads_the_rows_other_writers_filed_and_not_those_a_batch_filed(store):
+    build(store, [record(n, [n]) for n in range(10)])
+    store.file([record(3, [30], content="by add")])
+    store.file([record(4, [40], content="by a night")], batch=True)
+    assert store.since(T, batched=False).rows == {3: "by add"}
+    assert store.since(T).rows == {3: "by add", 4: "by a night"}
+    assert store.fresh(T) == {3, 4} and found(store, 30, 40) == [3, 4]
+
+
+def test_a_row_adopted_is_not_read_by_a_re_run_until_another_writer_files_it_again(store):
+    build(store, [record(n, [n]) for n in range(10)])
+    store.file([record(3, [30], content="by add")])
+    assert store.adopt(T, {3: "by add"}) == 1
+    assert store.since(T, batched=False).rows == {} and store.since(T).rows == {3: "by add"}
+    assert found(store, 30) == [3]  # fresh all the same: the buckets do not hold it
+    store.file([record(3, [31], content="by watch")])
+    assert store.since(T, batched=False).rows == {3: "by watch"}
+
+
+def test_a_row_filed_again_since_it_was_read_is_not_adopted(store):
+    build(store, [record(n, [n]) for n in range(10)])
+    store.file([record(3, [30], content="by watch")])
+    assert store.adopt(T, {3: "by add"}) == 0
+    assert store.since(T, batched=False).rows == {3: "by watch"}
+
+
+def test_a_full_batch_folds_the_rows_a_batch_filed_fresh(store):
+    build(store, [record(n, [n]) for n in range(10)])
+    store.file([record(4, [40], content="by a night")], batch=True)
+    assert store.fold(T, {4: "by a night"}) == 1
+    assert store.fresh(T) == set() and store.since(T).rows == {}
+
+
 def test_bucket_documents_hold_tens_of_entries(mongo_db):
     ensure_indexes(mongo_db)
     store = MongoStore(mongo_db)
@@ -242,7 +275,7 @@ def test_a_row_inserted_is_the_document_the_replacement_would_have_made(mongo_db
     ensure_indexes(mongo_db)
     row = record(7, [5, 1, 5 + 2**63], content="new")
     MongoStore(mongo_db).file([row])
-    mongo_db.replaced.bulk_write([_refiled(row)])
+    mongo_db.replaced.bulk_write([_refiled(row, FRESH)])
     assert alike(mongo_db.rows.find_one(), mongo_db.replaced.find_one())
 
 
@@ -284,7 +317,7 @@ def test_a_row_replaced_is_the_document_the_refile_makes_on_the_server(mongo_db,
     mongo_db.refiled.insert_one(old)
     row = record(7, [5, 1, 5 + 2**63], content="new")
     MongoStore(mongo_db).file([row])
-    mongo_db.refiled.bulk_write([_refiled(row)])
+    mongo_db.refiled.bulk_write([_refiled(row, FRESH)])
     assert alike(mongo_db.rows.find_one(), mongo_db.refiled.find_one())
 
 
@@ -294,9 +327,9 @@ def test_a_row_removed_between_its_read_and_its_replacement_is_filed_all_the_sam
     build(store, [record(n, [n]) for n in range(10)])
     replaced = index._replaced
 
-    def removed_meanwhile(record, held):
+    def removed_meanwhile(record, held, mark):
         other.remove(T, [7])  # another writer, after this one read row 7 as the buckets hold it
-        return replaced(record, held)
+        return replaced(record, held, mark)
 
     monkeypatch.setattr(index, "_replaced", removed_meanwhile)
     store.file([record(7, [70], content="new")])
@@ -364,6 +397,13 @@ def test_rows_an_older_version_filed_fresh_are_found_fresh_after_the_upgrade(mon
     ensure_indexes(mongo_db)
     assert store.fresh(T) == {3, 4} and store.since(T).rows == {3: "new", 4: "older"}
     assert found(store, 40) == [4]
+
+
+def test_a_store_a_newer_version_wrote_is_refused_saying_to_upgrade(mongo_db):
+    mongo_db.format.insert_one({"_id": "format", "version": index.VERSION + 1})
+    with pytest.raises(StoreError, match=f"format {index.VERSION + 1}.*newer.*upgrade dedup-pipeline"):
+        ensure_indexes(mongo_db)
+    assert "rows" not in mongo_db.list_collection_names()  # nothing written
 
 
 def test_a_store_brought_up_to_date_is_not_upgraded_again(mongo_db):

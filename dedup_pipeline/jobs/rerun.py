@@ -2,7 +2,8 @@
 the table's content hashes in one pass, sketches only the rows added or changed since the
 last batch read it (sketches.py keeps what that batch read), decides again only the pairs
 that may differ, and writes the rows, pairs and groups they change. The buckets stay the
-live ones: the rows changed since are filed `fresh` beside them (store/index.py).
+live ones: the rows changed since are filed `fresh` beside them (store/index.py), listed
+first in the run's manifest, so that a run killed before going live leaves them to the next.
 
 Which pairs may differ: a pair's decision depends only on its two rows, the rows sharing a
 key with either, and what those share a key with (decision.py: the rows a third row links;
@@ -29,7 +30,8 @@ from ..core.pairs import Pairs, originals
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import SketchTable
 from ..sql.source import SqlSource
-from ..store.index import Held, Store, batched
+from ..store.index import MANIFEST_ROWS, Held, Store, batched
+from ..store.protocol import CHANGED
 from ..store.results import Behind
 from ..core.features import FeatureError, column_hashes
 from .parallel import chunks_mapped, cores
@@ -67,11 +69,12 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     scheme = scheme_of(config)
     log = SketchLog(folder / kept.log, kept.slots)
     start = time.perf_counter()
-    held = store.since(config.source.table)  # what the store holds otherwise than the last batch read
+    # what the store holds otherwise than the last run read (its own filings it read as they are)
+    held = store.since(config.source.table, batched=False)
     # the rows changed are filed, and those gone removed, while the pairs are found
     with Behind(FILING_DEPTH) as filing:
         with chunks_mapped(config, processes, sketcher, sketch) as sketched:
-            table = _read(config, store, kept, log, held, sketched, on_progress, filing)
+            table = _read(config, store, run, kept, log, held, sketched, on_progress, filing)
         gone = table.gone(kept)
         # what the store holds otherwise and the table has not, but for rows removed in an earlier night:
         # the log keeps them until a full batch, and removing them again each night cost more each night
@@ -104,24 +107,28 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
                          read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs, possible)
     removed = filing.results[-1]  # the last call made behind: the rows gone
-    result.obey(_go_live(config, store, run, found, removed, state, folder))
+    result.obey(_go_live(config, store, run, found, removed, state, folder, _as_read(held, table)))
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
     return result
 
 
-def _read(config: Config, store: Store, kept: Kept, log: SketchLog, held: Held, sketched: Any,
+def _read(config: Config, store: Store, run: str, kept: Kept, log: SketchLog, held: Held, sketched: Any,
           on_progress: Callable[[int], None], filing: Behind) -> Table:
     """Read every row's content hash, a range of ids on each core (`hashed`), sketching the
     rows that differ from what the last batch read, or from what the store holds (`held`):
-    into the log, and filed in the store (`filing`) while the rest is read."""
+    into the log, and filed in the store (`filing`), listed in run's manifest first, while
+    the rest is read."""
     spans = _spans(kept, held, _finder(kept.ids))
     ids: list = []
     hashes, was, differ, slots = [], [], [], []
+    listed = 0  # manifest documents
     for span, got in zip(spans, sketched(spans, hashed)):
         if got.sketched is not None:
             differ += [len(ids) + n for n in got.differ]
             slots.append(log.append(got.sketched.fingerprints, got.sketched.keys, got.sketched.table))
+            filing.then(store.write_manifest, run, got.sketched.ids, got.sketched.hashes, first=listed)
+            listed += -(-len(got.sketched.ids) // MANIFEST_ROWS)
             # the rows the last batch read are replaced, the others inserted
             read_before = got.was[got.differ] >= 0
             for stored in (True, False):
@@ -348,15 +355,29 @@ def _copies(scheme: Scheme, log: SketchLog, table: Table) -> int:
     return int(np.count_nonzero(originals(identity) != np.arange(len(identity))))
 
 
-def _go_live(config: Config, store: Store, run: str, found: Found, removed: int, state: Kept, folder: Path) -> Live:
-    """Write the run's pairs, groups and dedup_match, and switch the run live on the live
-    buckets (`removed`: the rows gone it took out of the store)."""
+def _as_read(held: Held, table: Table) -> dict:
+    """{row: content hash} of the rows other writers filed that the run read as they are
+    stored: once it is live, its state holds them (store.adopt)."""
+    fresh = {row: content for row, content in held.rows.items() if content != CHANGED}
+    if not fresh:
+        return {}
+    where = _finder(table.ids)(list(fresh)).tolist()
+    return {row: content for (row, content), n in zip(fresh.items(), where)
+            if n >= 0 and table.hashes[n] == content.encode()}
+
+
+def _go_live(config: Config, store: Store, run: str, found: Found, removed: int, state: Kept, folder: Path,
+             read: dict) -> Live:
+    """Write the run's pairs, groups and dedup_match, switch the run live on the live
+    buckets (`removed`: the rows gone it took out of the store), and then the rows other
+    writers filed that it `read` as they are stored need not be read again."""
     found, dedup_match, queued = write_results(config, store, run, found)
     killpoints.reached("batch.results")
     state.save(folder)  # before the switch that names it
     live = store.current_run() or {}
     store.switch(run, summary(found, state.token), live.get("bucket_bits", 0), base=live.get("base") or live["run"])
     killpoints.reached("batch.switched")
+    store.adopt(config.source.table, read)
     forget_others(folder, state)
     store.reclaim()  # the generation the switch dropped, and the row documents written again
     return Live(dedup_match, removed, found, queued)

@@ -73,11 +73,13 @@ from .protocol import BlockStore as BlockStore  # the interface its users import
 from .protocol import CHANGED, Held, Record, Store, gone_logged, refused
 
 ROWS, BLOCKS, MANIFEST, SYNC, REMOVED, FORMAT = "rows", "blocks", "manifest", "sync", "removed", "format"
-VERSION = 2  # of the documents' format (FORMAT), brought up to date by ensure_indexes
+VERSION = 3  # of the documents' format (FORMAT), brought up to date by ensure_indexes
 # In every fresh row's `fresh`, beside its keys: the rows filed since the buckets are found
-# by this one value, one index entry a row ({"fresh": {"$exists": true}} walks every entry,
-# one a key, in SecantusDB).
-FRESH = "fresh"
+# by one value, one index entry a row ({"fresh": {"$exists": true}} walks every entry, one
+# a key, in SecantusDB). FRESH: filed by `watch`, `add` or a replay, which every batch
+# reads. BATCHED: filed by a batch, or by another writer as the live run's state holds it
+# (`adopt`): a re-run, which starts from that state, need not read it; a full batch does.
+FRESH, BATCHED = "fresh", "batched"
 IN_IDS = 100  # values per $in: a SecantusDB find costs 0.5 ms, and 40 µs a document (embedded._patch_in)
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 96  # entries a bucket document holds at least, on average, as the batch sizes them
@@ -173,15 +175,22 @@ def ensure_indexes(db: Any) -> None:
     """Create the indexes the store needs (of the rows filed, and removed, since the
     buckets were built, by key), and bring documents of an older version to this one;
     idempotent, so it runs on every start and from `migrate`."""
+    found = db[FORMAT].find_one({"_id": FORMAT}) or {}
+    if found.get("version", 0) > VERSION:
+        raise StoreError(f"the store in database {db.name} holds documents of format {found['version']}, "
+                         f"written by a newer "
+                         f"dedup-pipeline; this one reads formats up to {VERSION}: upgrade dedup-pipeline "
+                         f"on every machine that uses the store")
     db[ROWS].create_index("fresh", sparse=True)
     db[REMOVED].create_index("prints")
-    if db[FORMAT].find_one({"_id": FORMAT, "version": {"$gte": VERSION}}) is None:
+    if found.get("version", 0) < VERSION:
         _upgrade(db)
 
 
 def _upgrade(db: Any) -> None:
     """Once: a row logged removed by a version that logged its keys gets UNKNOWN (skipped by
-    every lookup); a fresh row filed by a version before FRESH gets it."""
+    every lookup); a fresh row filed by a version before FRESH gets it. A store of version 2
+    is one of version 3 with no row BATCHED."""
     db[REMOVED].update_many({"prints": {"$exists": False}}, {"$set": {"prints": [UNKNOWN]}})
     db[ROWS].update_many({"fresh": {"$exists": True}}, {"$addToSet": {"fresh": FRESH}})
     db[FORMAT].update_one({"_id": FORMAT}, {"$set": {"version": VERSION}}, upsert=True)
@@ -441,12 +450,14 @@ class MongoStore:
             held.update(since.rows)
             return Held(held, since.removed)
 
-    def since(self, table: str, manifest: Mapping[Any, str] | None = None) -> Held:
+    def since(self, table: str, manifest: Mapping[Any, str] | None = None, batched: bool = True) -> Held:
         """The rows of `table` whose documents may differ from the live manifest, with the
         content hash the store holds (CHANGED where it may hold anything): rows that a batch
         killed before going live filed (its manifest lists them first, those the same as in
         `manifest` aside), rows removed (the `removed` log, whose entries read are returned
-        for `clear_removed`), and rows filed since by `watch`, `add` or a replay (`fresh`)."""
+        for `clear_removed`), and rows filed since by `watch`, `add` or a replay (FRESH),
+        and by a batch (BATCHED) unless not `batched`: a re-run starts from the live run's
+        state, which holds those as they are stored."""
         with _errors(self.where):
             self._follow(now=True)  # which run is building: the others were killed
             rows: dict[Any, str] = {}
@@ -457,7 +468,7 @@ class MongoStore:
             removed = list(self.db[REMOVED].find({"table": table}))
             rows.update((d["row"], CHANGED) for d in removed)
             fresh = {d["row"]: d["content"] for d in self.rows.find(
-                {"fresh": FRESH}, {"table": 1, "row": 1, "content": 1}) if d["table"] == table}
+                {"fresh": _marked(batched)}, {"table": 1, "row": 1, "content": 1}) if d["table"] == table}
             rows.update(fresh)
             logged = frozenset(d["row"] for d in removed) - killed - fresh.keys()
             return Held(rows, [(d["_id"], d["n"]) for d in removed], logged)
@@ -480,9 +491,9 @@ class MongoStore:
     def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False, stored: bool = False) -> int:
         """File rows, each replacing what the store held of it; `fresh` unless the buckets
         about to go live hold its keys (a batch filing new rows); a `batch` writing them
-        does not log them for itself; `stored`: the store most likely holds them (changed
-        rows a batch read before), so they are replaced without an insert tried first.
-        Returns how many."""
+        does not log them for itself, and marks them BATCHED; `stored`: the store most
+        likely holds them (changed rows a batch read before), so they are replaced without
+        an insert tried first. Returns how many."""
         written = 0
         with _errors(self.where):
             for chunk in batched(records, WRITE_CHUNK):
@@ -491,25 +502,26 @@ class MongoStore:
                 for record in chunk:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
-                    self._file(table, group, fresh, log=not batch, stored=stored and fresh)
+                    mark = (BATCHED if batch else FRESH) if fresh else None
+                    self._file(table, group, mark, log=not batch, stored=stored and fresh)
                 written += len(chunk)
         return written
 
-    def _file(self, table: str, group: list[Record], fresh: bool, log: bool, stored: bool = False) -> None:
-        """Insert the rows (an update costs twice as much), unless `stored`; those the store
-        holds, and a batch's new row filed meanwhile (in the live index: it stays fresh),
-        are refused and replace what it holds (`_replace`), or are refiled (made where the
-        store holds none) where that changed meanwhile."""
-        taken = {row_key(table, r.row) for r in group} if stored else self._insert([_inserted(r, fresh) for r in group])
+    def _file(self, table: str, group: list[Record], mark: str | None, log: bool, stored: bool = False) -> None:
+        """Insert the rows, fresh with `mark` unless None (an update costs twice as much),
+        unless `stored`; those the store holds, and a batch's new row filed meanwhile (in
+        the live index: it stays FRESH), are refused and replace what it holds (`_replace`),
+        or are refiled (made where the store holds none) where that changed meanwhile."""
+        taken = {row_key(table, r.row) for r in group} if stored else self._insert([_inserted(r, mark) for r in group])
         held = [(r, i) for r in group if (i := row_key(table, r.row)) in taken]
 
         def refiled() -> list:
-            return [_refiled(r) for r, _ in held]
+            return [_refiled(r, mark or FRESH) for r, _ in held]
         # which row changed is not told: refiled all, which gives the others what they hold
-        first = refiled() if held and not self._replace(held) else []
+        first = refiled() if held and not self._replace(held, mark or FRESH) else []
         self._guarded(table, [r.row for r in group], first, log=log, again=refiled)
 
-    def _replace(self, held: list[tuple[Record, str]]) -> bool:
+    def _replace(self, held: list[tuple[Record, str]], mark: str) -> bool:
         """Replace the documents of these rows ((record, _id)) by what `_refiled` makes of
         them on the server, made from what is read of them (SecantusDB's pipeline costs three
         times as much); False unless every one was as read."""
@@ -518,7 +530,7 @@ class MongoStore:
             {"_id": {"$in": ids[start:start + IN_IDS]}}, {"fingerprint": 1, "fresh": 1, "was": 1})}
         if len(read) < len(held):
             return False
-        ops = [ReplaceOne(_as_read(read[i]), _replaced(r, read[i])) for r, i in held]
+        ops = [ReplaceOne(_as_read(read[i]), _replaced(r, read[i], mark)) for r, i in held]
         return self.rows.bulk_write(ops, ordered=False).matched_count == len(ops)
 
     def _insert(self, docs: list[dict]) -> set:
@@ -575,7 +587,7 @@ class MongoStore:
     def fresh(self, table: str) -> set:
         """The rows of `table` filed since the live buckets were built (`fresh`)."""
         with _errors(self.where):
-            return {doc["row"] for doc in self.rows.find({"fresh": FRESH}, {"table": 1, "row": 1})
+            return {doc["row"] for doc in self.rows.find({"fresh": _marked()}, {"table": 1, "row": 1})
                     if doc["table"] == table}
 
     def fold(self, table: str, bucketed: Mapping[Any, str]) -> int:
@@ -583,10 +595,22 @@ class MongoStore:
         hash} the batch filed): fresh no longer. A row changed since keeps `fresh`."""
         with _errors(self.where):
             ops = [UpdateOne({"_id": doc["_id"], "content": doc["content"]}, {"$unset": {"fresh": "", "was": ""}})
-                   for doc in self.rows.find({"fresh": FRESH}, {"table": 1, "row": 1, "content": 1})
+                   for doc in self.rows.find({"fresh": _marked()}, {"table": 1, "row": 1, "content": 1})
                    if doc["table"] == table and bucketed.get(doc["row"]) == doc["content"]]
-            return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
-                       for n in range(0, len(ops), WRITE_CHUNK))
+            return self._each(ops)
+
+    def adopt(self, table: str, held: Mapping[Any, str]) -> int:
+        """The FRESH rows that the live run's state holds as they are stored ({row: content
+        hash} it read): BATCHED from now on, which the next re-run need not read. A row
+        filed again since keeps FRESH."""
+        with _errors(self.where):
+            return self._each([UpdateOne({"_id": row_key(table, row), "content": content, "fresh": FRESH},
+                                         {"$set": {"fresh.$": BATCHED}}) for row, content in held.items()])
+
+    def _each(self, ops: list) -> int:
+        """Make these updates, WRITE_CHUNK a request; how many documents they changed."""
+        return sum(self.rows.bulk_write(ops[n:n + WRITE_CHUNK], ordered=False).modified_count
+                   for n in range(0, len(ops), WRITE_CHUNK))
 
     def write_buckets(self, run: str, bits: int, keys: np.ndarray, rows: Sequence, prints: np.ndarray,
                       span: tuple[int, int] | None = None) -> int:
@@ -727,15 +751,16 @@ def _keys(doc: dict) -> list[int]:
     return np.frombuffer(keys, np.int64).tolist() if isinstance(keys, bytes) else keys
 
 
-def _inserted(record: Record, fresh: bool) -> dict:
-    """A row's document as `_refiled` makes it where the store holds none. FRESH comes first
-    in `fresh`, the marks of `was` next: SecantusDB checks each document an index finds
-    against the query again, value by value (`since` reads every fresh row)."""
+def _inserted(record: Record, mark: str | None) -> dict:
+    """A row's document as `_refiled` makes it where the store holds none, fresh with `mark`
+    (FRESH or BATCHED) unless None. The mark comes first in `fresh`, the marks of `was`
+    next: SecantusDB checks each document an index finds against the query again, value by
+    value (`since` reads every fresh row)."""
     doc = _document(record)
-    return {**doc, "fresh": [FRESH, *dict.fromkeys(_signed(record))], "was": []} if fresh else doc
+    return {**doc, "fresh": [mark, *dict.fromkeys(_signed(record))], "was": []} if mark else doc
 
 
-def _refiled(record: Record) -> UpdateOne:
+def _refiled(record: Record, mark: str) -> UpdateOne:
     """A row filed fresh in place of what the store held: its keys under `fresh`, and under
     `was` the fingerprint the live buckets file it with (that of the document it replaces,
     when the buckets hold that one), so that a lookup reading its copies as one learns that
@@ -749,23 +774,29 @@ def _refiled(record: Record) -> UpdateOne:
     marks = {"$map": {"input": was, "in": {"$concat": [_was(""), {"$toString": "$$this"}]}}}
     return UpdateOne({"_id": doc["_id"]}, [{"$replaceWith": {
         **{field: {"$literal": value} for field, value in doc.items()},
-        "fresh": {"$cond": [older, {"$setUnion": [[FRESH], keys, "$fresh"]}, {"$setUnion": [[FRESH], marks, keys]}]},
+        "fresh": {"$cond": [older, {"$setUnion": [[mark], keys, "$fresh"]}, {"$setUnion": [[mark], marks, keys]}]},
         "was": {"$cond": [older, "$$REMOVE", was]}}}], upsert=True)
 
 
-def _replaced(record: Record, held: dict) -> dict:
+def _replaced(record: Record, held: dict, mark: str) -> dict:
     """The document `_refiled` makes of a row, from what was read of the one it replaces
     (`held`: its fingerprint, fresh and was)."""
     doc, keys = _document(record), _signed(record)
     if "fresh" in held and "was" not in held:
-        return {**doc, "fresh": [*dict.fromkeys([FRESH, *keys, *held["fresh"]])]}
+        return {**doc, "fresh": [*dict.fromkeys([mark, *keys, *held["fresh"]])]}
     was = held["was"] if held.get("was") is not None else [held["fingerprint"]] if "fingerprint" in held else []
-    return {**doc, "fresh": [*dict.fromkeys([FRESH, *map(_was, was), *keys])], "was": was}
+    return {**doc, "fresh": [*dict.fromkeys([mark, *map(_was, was), *keys])], "was": was}
 
 
 def _as_read(held: dict) -> dict:
     """A filter matching a row's document only while what `_replaced` read of it holds."""
     return {"_id": held["_id"], **{field: held.get(field, {"$exists": False}) for field in ("fingerprint", "fresh", "was")}}
+
+
+def _marked(batched: bool = True) -> Any:
+    """A filter of `fresh` for the rows filed since the buckets (FRESH, and BATCHED unless
+    not `batched`)."""
+    return {"$in": [FRESH, BATCHED]} if batched else FRESH
 
 
 def _was(fingerprint: int | str) -> str:

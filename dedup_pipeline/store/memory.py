@@ -27,6 +27,7 @@ class MemoryStore:
         self.held: dict[tuple[str, Any], Record] = {}
         self.under: dict[tuple[str, int], set] = {}  # (table, key): the rows filed under it
         self.fresh_rows: set[tuple[str, Any]] = set()  # filed since the live buckets
+        self.batched: set[tuple[str, Any]] = set()  # of those, the ones BATCHED (index.py)
         self.removed: dict[tuple[str, Any], int] = {}  # (table, row): times logged removed
         self.logged: set[tuple[str, Any]] = set()  # written while a run builds
         self.runs: dict[str, dict[str, Any]] = {}  # run: its state, settings, manifest and results
@@ -51,6 +52,7 @@ class MemoryStore:
         for r in records:
             if fresh or (r.table, r.row) in self.held:
                 self.fresh_rows.add((r.table, r.row))
+            (self.batched.add if fresh and batch else self.batched.discard)((r.table, r.row))
             self._unfile(r.table, r.row)
             self.held[r.table, r.row] = r
             for k in r.keys:
@@ -65,6 +67,7 @@ class MemoryStore:
                 self.removed[table, row] = self.removed.get((table, row), 0) + 1
             count += self._unfile(table, row)
             self.fresh_rows.discard((table, row))
+            self.batched.discard((table, row))
             self._log(table, row, batch)
         return count
 
@@ -99,7 +102,7 @@ class MemoryStore:
         held.update(since.rows)
         return Held(held, since.removed)
 
-    def since(self, table: str, manifest: Mapping[Any, str] | None = None) -> Held:
+    def since(self, table: str, manifest: Mapping[Any, str] | None = None, batched: bool = True) -> Held:
         rows: dict[Any, str] = {}
         for run, built in self.runs.items():
             if built["state"] == "building" and run != self.live["building"]:
@@ -108,7 +111,8 @@ class MemoryStore:
         killed = set(rows)
         removed = [(key, n) for key, n in self.removed.items() if key[0] == table]
         rows.update((row, CHANGED) for (_, row), _ in removed)
-        fresh = {row: self.held[t, row].content for t, row in self.fresh_rows if t == table}
+        fresh = {row: self.held[t, row].content for t, row in self.fresh_rows - (set() if batched else self.batched)
+                 if t == table}
         rows.update(fresh)
         return Held(rows, removed, frozenset(row for (_, row), _ in removed) - killed - fresh.keys())
 
@@ -144,7 +148,14 @@ class MemoryStore:
         folded = {(t, row) for t, row in self.fresh_rows
                   if t == table and bucketed.get(row) == self.held[t, row].content}
         self.fresh_rows -= folded
+        self.batched -= folded
         return len(folded)
+
+    def adopt(self, table: str, held: Mapping[Any, str]) -> int:
+        adopted = {(table, row) for row, content in held.items() if (table, row) in self.fresh_rows - self.batched
+                   and self.held[table, row].content == content}
+        self.batched |= adopted
+        return len(adopted)
 
     # -- the batch's generations and its lease
 
