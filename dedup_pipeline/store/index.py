@@ -4,7 +4,7 @@ block value).
 
     rows:          {"_id": "petition:7", "table": "petition", "row": 7, "fingerprint": <int64>,
                     "content": "<hash>", "keys": <int64 packed>, "sketch": <bytes>,
-                    "fresh": ["fresh", "was <int64>", <int64>, ...], "was": [<int64>]}
+                    "fresh": ["fresh"|"batched", "was <int64>", <int64>, ...], "was": [<int64>]}
     blocks__<run>: {"_id": <bucket>, "keys": <int64 little-endian, packed>,
                     "rows": <int64 packed, or [7, "a2", ...] when not all integers>,
                     "prints": <each row's fingerprint, int64 packed>}
@@ -18,9 +18,10 @@ nothing is ever half-filed. A batch files the keys of every row in the bucket do
 its generation, one per `bucket_bits`-bit bucket of the key (`bucket_bits` sized by the
 batch so that a document lists tens of entries: the documents written stay about one per
 row and a fraction, however many keys a row has). A row written since (by `watch`, `add`
-or the next batch) lists its keys in `fresh`, which a sparse index finds, and "fresh", by
+or the next batch) lists its keys in `fresh`, which a sparse index finds, and a mark, by
 which the next batch finds the fresh rows: the append-only part that it folds into its
-buckets. A lookup reads the fresh rows under its
+buckets. The mark says who filed it (FRESH, BATCHED): a re-run reads only what others
+filed. A lookup reads the fresh rows under its
 keys and the buckets of its keys, then one row the buckets name for each fingerprint they
 file beside it (copies share one: a collective petition's n rows cost one read). An entry
 is stale when its row changed or went since the batch. A row read alone shows it (another
