@@ -69,7 +69,7 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     scheme = scheme_of(config)
     log = SketchLog(folder / kept.log, kept.slots)
     start = time.perf_counter()
-    # what the store holds otherwise than the last run read (its own filings it read as they are)
+    # what the store holds otherwise than the last run's state: what others filed since
     held = store.since(config.source.table, batched=False)
     # the rows changed are filed, and those gone removed, while the pairs are found
     with Behind(FILING_DEPTH) as filing:

@@ -179,9 +179,8 @@ def ensure_indexes(db: Any) -> None:
     found = db[FORMAT].find_one({"_id": FORMAT}) or {}
     if found.get("version", 0) > VERSION:
         raise StoreError(f"the store in database {db.name} holds documents of format {found['version']}, "
-                         f"written by a newer "
-                         f"dedup-pipeline; this one reads formats up to {VERSION}: upgrade dedup-pipeline "
-                         f"on every machine that uses the store")
+                         f"written by a newer dedup-pipeline; this one reads formats up to {VERSION}: "
+                         f"upgrade dedup-pipeline on every machine that uses the store")
     db[ROWS].create_index("fresh", sparse=True)
     db[REMOVED].create_index("prints")
     if found.get("version", 0) < VERSION:
@@ -456,9 +455,9 @@ class MongoStore:
         content hash the store holds (CHANGED where it may hold anything): rows that a batch
         killed before going live filed (its manifest lists them first, those the same as in
         `manifest` aside), rows removed (the `removed` log, whose entries read are returned
-        for `clear_removed`), and rows filed since by `watch`, `add` or a replay (FRESH),
-        and by a batch (BATCHED) unless not `batched`: a re-run starts from the live run's
-        state, which holds those as they are stored."""
+        for `clear_removed`), and rows filed since by `watch`, `add` or a replay (FRESH);
+        with `batched`, those a batch filed too (BATCHED), which a re-run leaves out: the
+        live run's state it starts from holds them as they are stored."""
         with _errors(self.where):
             self._follow(now=True)  # which run is building: the others were killed
             rows: dict[Any, str] = {}
@@ -795,8 +794,8 @@ def _as_read(held: dict) -> dict:
 
 
 def _marked(batched: bool = True) -> Any:
-    """A filter of `fresh` for the rows filed since the buckets (FRESH, and BATCHED unless
-    not `batched`)."""
+    """A filter of `fresh` for the rows filed since the buckets: FRESH, and with `batched`
+    BATCHED too."""
     return {"$in": [FRESH, BATCHED]} if batched else FRESH
 
 
