@@ -115,10 +115,7 @@ def test_a_batch_killed_at_any_write_point_then_run_again_stores_what_a_clean_ba
     sql(petition, "DELETE FROM petition WHERE id IN (3, 1000, 10004)")
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id IN (5, 1010)")
     insert(petition, [{**petition_rows(1)[0], "id": 9001, "content": TEXT_N}])
-    killed = subprocess.run([sys.executable, "-m", "dedup_pipeline", "batch", "--processes", "1", *how,
-                             "--config", str(config_file)], capture_output=True, text=True,
-                            env=_env({killpoints.ENV: point}))
-    assert killed.returncode == -9, killed.stderr
+    killed_batch(config_file, point, *how)
     sql(petition, "DELETE FROM petition WHERE id = 9001")  # gone before the batch runs again
     run_batch(config, MongoStore(mongo_db), processes=1)
     assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
@@ -130,10 +127,7 @@ def test_a_re_run_killed_after_filing_leaves_its_rows_to_the_next_even_where_the
     run_batch(config, MongoStore(mongo_db), processes=1)
     (before,), = sql(petition, "SELECT content FROM petition WHERE id = 5")
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
-    killed = subprocess.run([sys.executable, "-m", "dedup_pipeline", "batch", "--processes", "1",
-                             "--config", str(config_file)], capture_output=True, text=True,
-                            env=_env({killpoints.ENV: "batch.filed"}))
-    assert killed.returncode == -9, killed.stderr
+    killed_batch(config_file, "batch.filed")
     sql(petition, "UPDATE petition SET content = :before WHERE id = 5", before=before)  # as the last night read it
     run_batch(config, MongoStore(mongo_db), processes=1)
     assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
@@ -150,6 +144,14 @@ def test_a_re_run_reads_once_the_rows_an_older_version_left_fresh_and_its_state_
     run_batch(config, MongoStore(mongo_db), processes=1)
     assert MongoStore(mongo_db).since(config.source.table, batched=False).rows == {}
     assert [m.row for m in Incremental(MongoStore(mongo_db), config).check(TEXT_O)] == [5]
+
+
+def killed_batch(config_file, point, *how):
+    """`batch` in a process of its own, killed at `point`."""
+    killed = subprocess.run([sys.executable, "-m", "dedup_pipeline", "batch", "--processes", "1", *how,
+                             "--config", str(config_file)], capture_output=True, text=True,
+                            env=_env({killpoints.ENV: point}))
+    assert killed.returncode == -9, killed.stderr
 
 
 def _env(extra):
