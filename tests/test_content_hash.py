@@ -10,7 +10,7 @@ from cityhash import CityHash64
 from hypothesis import given, settings, strategies as st
 
 from dedup_pipeline.core.features import SEPARATOR, FeatureError, Field, value_text
-from dedup_pipeline.core.features import content_hash, content_hashes
+from dedup_pipeline.core.features import column_hashes, content_hash, content_hashes
 
 FIELDS = [Field("title", "short"), Field("content", "long"), Field("name", "short", encoding="gbk")]
 VALUE = st.one_of(st.none(), st.text(max_size=20), st.integers(), st.floats(allow_nan=False),
@@ -30,6 +30,15 @@ def defined(row, fields, settings_text):
        st.text(max_size=30))
 def test_the_content_hashes_of_many_rows_are_each_rows_by_the_definition(rows, settings_text):
     assert content_hashes(rows, FIELDS, settings_text) == [defined(r, FIELDS, settings_text) for r in rows]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"title": VALUE, "content": VALUE}), max_size=6), st.text(max_size=30))
+def test_text_given_as_its_utf8_bytes_hashes_as_the_text_itself(rows, settings_text):
+    utf8 = FIELDS[:2]
+    columns = {f.name: [r[f.name].encode() if isinstance(r[f.name], str) else r[f.name] for r in rows] for f in utf8}
+    assert column_hashes(columns, len(rows), utf8, settings_text, encoded=True) == \
+        [defined(r, utf8, settings_text) for r in rows]
 
 
 def test_a_rows_content_hash_is_its_hash_among_many():

@@ -87,6 +87,36 @@ def test_rows_are_read_by_keyset_pages_through_a_server_side_cursor(mysql_petiti
     assert all("`petition`.`id` >" in sql or "petition.id >" in sql for _, sql in pages[1:])
 
 
+TEXT_FIELDS = {"title": "short", "content": "long", "visits": "ignore"}
+
+
+def test_rows_read_encoded_are_the_rows_read_otherwise_once_decoded(petition_url):
+    with SqlSource(config_for(petition_url, fields=TEXT_FIELDS)) as source:
+        encoded = [list(chunk) for chunk in source.tuples(chunk_size=7, encoded=True)]
+        assert source.encodes == petition_url.startswith("sqlite")  # MySQL's driver decodes every text
+        assert [source.decoded(chunk) for chunk in encoded] == [list(map(tuple, c)) for c in source.tuples(chunk_size=7)]
+    texts = [v for chunk in encoded for row in chunk for v in row[1:3] if v is not None]
+    assert {type(v) for v in texts} == ({bytes} if source.encodes else {str})
+
+
+def test_a_column_sqlalchemy_converts_or_a_legacy_encoding_is_read_decoded_when_asked_encoded(tmp_path):
+    url = create_petition(f"sqlite:///{tmp_path}/p.db")
+    for fields in (FIELDS, {"title": {"role": "short", "encoding": "gbk"}, "content": "long"}):
+        with SqlSource(config_for(url, fields=fields)) as source:
+            assert not source.encodes
+            assert [list(c) for c in source.tuples(encoded=True)] == [list(c) for c in source.tuples()]
+
+
+def test_text_not_utf8_read_encoded_is_an_error_naming_its_row(tmp_path):
+    url = create_petition(f"sqlite:///{tmp_path}/p.db")
+    with sa.create_engine(url).begin() as conn:
+        conn.exec_driver_sql("UPDATE petition SET content = CAST(X'D5C5' AS TEXT) WHERE id = 1")
+    with SqlSource(config_for(url, fields=TEXT_FIELDS)) as source:
+        read = [row for chunk in source.tuples(encoded=True) for row in source.decoded(chunk)]
+        with pytest.raises(FeatureError, match=r"row id = 1 .*'content' holds bytes that are not valid utf-8"):
+            source.dicts(read)
+
+
 def test_one_row_by_id_and_several_in_id_order(petition_url):
     with SqlSource(config_for(petition_url)) as source:
         first = min(r["id"] for r in petition_rows(25))

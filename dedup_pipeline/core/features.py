@@ -186,16 +186,28 @@ def content_hashes(rows: Sequence[Mapping[str, Any]], fields: Iterable, settings
     return column_hashes({f.name: [row.get(f.name) for row in rows] for f in fields}, len(rows), fields, settings)
 
 
-def column_hashes(columns: Mapping[str, Sequence], n: int, fields: Iterable, settings: str = "") -> list[str]:
+def column_hashes(columns: Mapping[str, Sequence], n: int, fields: Iterable, settings: str = "",
+                  encoded: bool = False) -> list[str]:
     """`content_hashes` of n rows given as their fields' columns ({name: values}), each row's
-    text made by one `%` of a template: in 0.6 of the time of joining its parts."""
+    text made by one `%` of a template: in 0.6 of the time of joining its parts. `encoded`:
+    text values are the UTF-8 bytes of their text (SqlSource.tuples), hashed undecoded."""
     fields = list(fields)
     escaped = [text.replace("%", "%%") for text in (settings, *(f.name for f in fields))]
     template = escaped[0] + "\x1d" + "\x1e".join(f"{name}{SEPARATOR}%s" for name in escaped[1:])
     if not fields:
         return [f"{CityHash64(template.replace('%%', '%').encode()):016x}"] * n
+    if encoded:  # UTF-8 is made part by part: the same bytes as the text's, without the text
+        values, utf8 = [_encoded(columns[f.name], f) for f in fields], template.encode()
+        return [f"{CityHash64(utf8 % row):016x}" for row in zip(*values)]
     texts = [_texts(columns[f.name], f) for f in fields]
     return [f"{CityHash64((template % values).encode()):016x}" for values in zip(*texts)]
+
+
+def _encoded(values: Sequence, field: Field) -> Sequence[bytes]:
+    """A column's values as the UTF-8 of the text the content hash writes, its text given so."""
+    if set(map(type, values)) <= {bytes}:
+        return values
+    return [v if type(v) is bytes else (value_text(v, field) or "").encode() for v in values]
 
 
 def _texts(values: Sequence, field: Field) -> Sequence[str]:

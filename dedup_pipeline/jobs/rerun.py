@@ -198,7 +198,7 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
     ids: list = []
     hashes, was, differ = [], [], []
     with SqlSource(config) as source:
-        for read in source.tuples(after=span.after, until=span.until):
+        for read in source.tuples(after=span.after, until=span.until, encoded=True):
             chunk_ids, contents = _ids_and_hashes(source, read, scheme.settings)
             packed, where = np.array(contents, "S16"), find(chunk_ids)
             differs = _where(span.hashes, where, b"") != packed
@@ -206,7 +206,8 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
                 stored = held(chunk_ids)
                 differs |= (stored >= 0) & (_where(held_hashes, stored, b"") != packed)
             again = np.flatnonzero(differs).tolist()
-            differ += [(len(ids) + n, row) for n, row in zip(again, source.dicts([read[n] for n in again]))]
+            rows = source.dicts(source.decoded(read[n] for n in again))
+            differ += [(len(ids) + n, row) for n, row in zip(again, rows)]
             ids += chunk_ids
             hashes.append(packed)
             was.append(where)
@@ -216,14 +217,15 @@ def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
 
 
 def _ids_and_hashes(source: SqlSource, read: list, settings: str) -> tuple[list, list[str]]:
-    """The ids and content hashes of rows read (`SqlSource.tuples`), a column at a time: rows
-    as dicts cost a fifth of a night's reading. A value that cannot be read as text is
-    reported by `dicts`, with its row."""
+    """The ids and content hashes of rows read (`SqlSource.tuples`, `encoded`), a column at a
+    time: rows as dicts cost a fifth of a night's reading. A value that cannot be read as
+    text is reported by `dicts`, with its row."""
     columns = dict(zip(source.columns, zip(*read)))
     try:
-        return list(columns[source.columns[0]]), column_hashes(columns, len(read), source.config.fields, settings)
+        return list(columns[source.columns[0]]), column_hashes(columns, len(read), source.config.fields, settings,
+                                                               encoded=source.encodes)
     except FeatureError:
-        source.dicts(read)
+        source.dicts(source.decoded(read))
         raise
 
 
