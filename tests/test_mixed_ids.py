@@ -78,3 +78,14 @@ def test_check_id_1_finds_the_row_whose_id_is_1_beside_text_ids(cli, tmp_path, i
     assert cli("batch").exit_code == 0
     result = cli("check", "--id", "1")
     assert result.exit_code == 3 and result.stdout.split("\t")[0] == "a2", result.output
+
+
+def test_a_rerun_over_integer_and_text_ids_reads_every_row_and_sketches_the_one_changed(cli, tmp_path):
+    petitions(tmp_path)
+    assert cli("batch").exit_code == 0
+    with sqlite3.connect(tmp_path / "p.db") as db:
+        db.execute("UPDATE petition SET content = ? WHERE id = 'b4'", ("再次反映：" + NOISE + "！",))
+    db.close()
+    again = cli("batch")
+    assert again.exit_code == 0, again.output
+    assert "rows read: 5; sketched (new or changed since the last batch): 1;" in again.output

@@ -99,6 +99,20 @@ def test_rows_read_encoded_are_the_rows_read_otherwise_once_decoded(petition_url
     assert {type(v) for v in texts} == ({bytes} if source.encodes else {str})
 
 
+def test_text_ids_read_encoded_are_text_and_page_as_read_otherwise(tmp_path):
+    url = f"sqlite:///{tmp_path}/p.db"
+    with sa.create_engine(url).begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE petition (id PRIMARY KEY, title, content)")
+        conn.exec_driver_sql("INSERT INTO petition VALUES " + ", ".join(
+            f"({i if i % 3 else repr(f'a{i:02}')}, '标题{i}', '内容{i}')" for i in range(20)))
+    with SqlSource(config_for(url, fields={"title": "short", "content": "long"})) as source:
+        assert source.encodes
+        encoded = [row for chunk in source.tuples(chunk_size=2, page_size=4, encoded=True) for row in chunk]
+        plain = [tuple(row) for chunk in source.tuples(chunk_size=2, page_size=4) for row in chunk]
+    assert [row[0] for row in encoded] == [row[0] for row in plain] and len(plain) == 20
+    assert source.decoded(encoded) == plain
+
+
 def test_a_column_sqlalchemy_converts_or_a_legacy_encoding_is_read_decoded_when_asked_encoded(tmp_path):
     url = create_petition(f"sqlite:///{tmp_path}/p.db")
     for fields in (FIELDS, {"title": {"role": "short", "encoding": "gbk"}, "content": "long"}):

@@ -155,7 +155,7 @@ class SqlSource:
                 driver.text_factory = bytes
             try:
                 result = conn.execution_options(stream_results=True, yield_per=chunk_size).execute(query)
-                yield from result.partitions()
+                yield from (_text_ids(chunk) if encoded else chunk for chunk in result.partitions())
             finally:
                 if encoded:
                     driver.text_factory = str
@@ -287,6 +287,14 @@ def _host(url: str) -> str:
     """'host:port ' of a server URL, '' for a file (SQLite)."""
     parsed = parse_url(url)
     return f"{parsed.host}:{parsed.port or 'default port'} " if parsed.host else ""
+
+
+def _text_ids(rows: list) -> list:
+    """Rows read encoded, their ids as text: a page starts after the last id read, and SQLite
+    ranks every text before any bytes."""
+    if bytes not in {type(row[0]) for row in rows}:
+        return rows
+    return [(_utf8_text(row[0]), *row[1:]) if type(row[0]) is bytes else row for row in rows]
 
 
 def _utf8_text(value: bytes) -> str | bytes:
