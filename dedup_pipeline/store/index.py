@@ -494,7 +494,7 @@ class MongoStore:
         does not log them for itself, and marks them BATCHED; `stored`: the store most
         likely holds them (changed rows a batch read before), so they are replaced without
         an insert tried first. Returns how many."""
-        written = 0
+        written, mark = 0, (BATCHED if batch else FRESH) if fresh else None
         with _errors(self.where):
             for chunk in batched(records, WRITE_CHUNK):
                 self._follow()
@@ -502,7 +502,6 @@ class MongoStore:
                 for record in chunk:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
-                    mark = (BATCHED if batch else FRESH) if fresh else None
                     self._file(table, group, mark, log=not batch, stored=stored and fresh)
                 written += len(chunk)
         return written
@@ -514,11 +513,12 @@ class MongoStore:
         or are refiled (made where the store holds none) where that changed meanwhile."""
         taken = {row_key(table, r.row) for r in group} if stored else self._insert([_inserted(r, mark) for r in group])
         held = [(r, i) for r in group if (i := row_key(table, r.row)) in taken]
+        refresh = mark or FRESH  # a row the store holds is filed fresh: FRESH if the caller said not fresh
 
         def refiled() -> list:
-            return [_refiled(r, mark or FRESH) for r, _ in held]
+            return [_refiled(r, refresh) for r, _ in held]
         # which row changed is not told: refiled all, which gives the others what they hold
-        first = refiled() if held and not self._replace(held, mark or FRESH) else []
+        first = refiled() if held and not self._replace(held, refresh) else []
         self._guarded(table, [r.row for r in group], first, log=log, again=refiled)
 
     def _replace(self, held: list[tuple[Record, str]], mark: str) -> bool:

@@ -152,8 +152,8 @@ class MemoryStore:
         return len(folded)
 
     def adopt(self, table: str, held: Mapping[Any, str]) -> int:
-        adopted = {(table, row) for row, content in held.items() if (table, row) in self.fresh_rows - self.batched
-                   and self.held[table, row].content == content}
+        adopted = {(table, row) for row, content in held.items() if (table, row) in self.fresh_rows
+                   and (table, row) not in self.batched and self.held[table, row].content == content}
         self.batched |= adopted
         return len(adopted)
 
