@@ -47,7 +47,8 @@ from secantus.storage import Storage  # noqa: E402
 
 WALK = Storage._scan_max_nat_seq  # SecantusDB's own, before EmbeddedMongo.start puts max_record_id there
 
-from dedup_pipeline.store.embedded import EmbeddedMongo, max_record_id  # noqa: E402
+from dedup_pipeline.store.embedded import EmbeddedMongo  # noqa: E402
+from dedup_pipeline.store.secantus_patches import max_record_id  # noqa: E402
 
 CHUNK = 5_000
 

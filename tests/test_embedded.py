@@ -10,8 +10,8 @@ import pymongo
 import pytest
 from pymongo import UpdateOne
 
-from dedup_pipeline.store.embedded import (EmbeddedMongo, EmbeddedMongoError, EmbeddedProcess, _stderr_held, free_port,
-                                          max_record_id)
+from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, EmbeddedProcess, _stderr_held, free_port
+from dedup_pipeline.store.secantus_patches import max_record_id
 
 
 def test_data_persists_across_stop_and_start(tmp_path):
@@ -629,3 +629,26 @@ def test_a_server_process_runs_the_very_package_its_parent_imported(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "mongo" / "served by the copy").exists()
+
+
+def test_every_patch_is_applied_once_a_server_has_started(mongo_uri):
+    from dedup_pipeline.store import secantus_patches
+
+    assert secantus_patches.unpatched() == []
+
+
+def test_another_secantusdb_version_is_refused_in_one_line(monkeypatch):
+    from dedup_pipeline.store import secantus_patches
+
+    monkeypatch.setattr(secantus_patches.metadata, "version", lambda name: "0.8.0")
+    with pytest.raises(secantus_patches.VersionError) as refused:
+        secantus_patches.check_versions()
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "SecantusDB 0.8.0" in message and f"SecantusDB=={secantus_patches.SECANTUS_VERSION}" in message
+
+
+def test_the_pinned_versions_are_the_installed_ones():
+    from dedup_pipeline.store import secantus_patches
+
+    secantus_patches.check_versions()  # the test environment installs what pyproject.toml pins
