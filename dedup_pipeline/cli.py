@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
-from . import __version__, commands
+from . import __version__, commands, deploy as deployment
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, DedupError, InputError
 
 if TYPE_CHECKING:
@@ -289,6 +289,118 @@ def _following(config: Config, changes: str | None) -> Config:
     from .config import following
 
     return following(config, changes)
+
+
+@main.command()
+@with_config
+@click.option("--json", "as_json", is_flag=True, help="Print every figure as one JSON object, with \"healthy\" "
+              "and \"problems\".")
+@from_option
+def status(config: Config, as_json: bool, changes: str | None) -> None:
+    """Whether the pipeline runs, for cron or monitoring (Zabbix, Nagios): the live batch
+    (when, rows, how long), the store (format, size), the changes `watch` has not processed
+    (the outbox's backlog and its oldest entry, or how far behind the binary log it is), the
+    review queue's open items, and the decisions made today.
+
+    Exit codes: 0 healthy; 1 unhealthy: a threshold passed (the live batch older than
+    [status] batch_max_age_hours, a change waiting longer than [status]
+    change_max_age_minutes), no batch yet, or a part the pipeline needs cannot be read (the
+    last line says what); 2 a configuration error.
+
+    Example: dedup-pipeline status --json    (cron, Zabbix, Nagios: exit 1 when unhealthy)
+    """
+    config = _following(config, changes)
+    _shown(functools.partial(_print_status, config, as_json=as_json), commands.status, config)
+
+
+def _print_status(config: Config, found: commands.Status, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(found.figures(), ensure_ascii=False, default=str))
+    else:
+        for part, mark, text in _status_lines(config, found):
+            click.echo(f"{part:<10} {mark:<5}  {text}")
+        click.echo("healthy" if found.healthy else
+                   "unhealthy: " + "; ".join(f"{part}: {problem}" for part, problem in found.problems.items()))
+    click.get_current_context().exit(EXIT_OK if found.healthy else EXIT_ERROR)
+
+
+def _status_lines(config: Config, found: commands.Status) -> Iterator[tuple[str, str, str]]:
+    """(part, OK / ALERT / - where no threshold applies, its figures) of each part."""
+    def mark(part: str) -> str:
+        return "ALERT" if part in found.problems else "-" if part in found.unread else "OK"
+
+    store, unread = found.store, found.unread
+    live = store.live if store else None
+    if "batch" in unread:
+        batch = f"not read: {unread['batch']}"
+    elif live is None:
+        batch = "none has gone live yet"
+    else:
+        took = "" if live.seconds is None else f"; took {live.seconds:,.1f} s"
+        batch = (f"live since {_local(live.live_since)} ({found.batch_age_hours:,.1f} h ago; at most "
+                 f"{found.batch_max_age_hours:g} h): {live.rows:,} rows, {live.pairs:,} pairs, "
+                 f"{live.groups:,} groups{took} (run {live.run})")
+    if store and store.building_since:
+        batch += f"; a batch building since {_local(store.building_since)}"
+    yield "batch", mark("batch"), batch
+    if store is None:
+        yield "store", mark("store"), f"cannot read: {unread['store']}"
+    else:
+        size = _size(store.size) + f" ({store.measured})" if store.size is not None else f"size {store.measured}"
+        newer = f" (this version reads up to {store.supported})" if store.format != store.supported else ""
+        shown = "" if store.format is None else f"format {store.format}{newer}, "
+        kind = {"embedded": "the embedded store", "mongodb": "MongoDB"}.get(store.kind, store.kind)
+        yield "store", mark("store"), f"{kind} at {store.where}, database {config.store.database!r}: {shown}{size}"
+    yield "changes", mark("changes"), _changes_line(found)
+    items = found.queue
+    if items is None:
+        yield "queue", "-", f"not read: {unread['queue']}"
+    else:
+        pairs = sum(item.kind == "pair" for item in items)
+        yield "queue", "-", (f"{_count(len(items), 'open item')} for a reviewer ({_count(pairs, 'pair')}, "
+                             f"{_count(len(items) - pairs, 'group')})")
+    yield "decisions", "-", (f"not read: {unread['decisions']}" if found.decided_today is None
+                             else f"{found.decided_today:,} made today")
+
+
+def _changes_line(found: commands.Status) -> str:
+    limit = f"at most {found.change_max_age_minutes:g} min"
+    if "changes" in found.unread:
+        return f"not read: {found.unread['changes']}"
+    if found.backlog is not None:
+        b = found.backlog
+        oldest = f", the oldest waiting {b.age / 60:,.1f} min" if b.age is not None else ""
+        failed = f", {b.failed:,} of them failed (last_error in dedup_outbox)" if b.failed else ""
+        return f"outbox: {_count(b.pending, 'change')} not processed{oldest}{failed} ({limit})"
+    lag = found.lag
+    if lag is None:
+        return "not read"
+    end = f"the log ends at {lag.end}" if lag.end else "binary logging is off"
+    if lag.stored is None:
+        return f"binary log: no position stored yet; {end}"
+    behind = "" if lag.behind is None else f": {lag.behind:,} bytes behind"
+    why = "".join(f"; {text}" for text in (lag.stored.stopped, lag.unreadable) if text)
+    return (f"binary log: position {lag.stored.position} stored {lag.age / 60:,.1f} min ago, {end}{behind}"
+            f"{why} ({limit} once the log moves on)")
+
+
+def _local(moment: Any) -> str:
+    """A time MongoDB gave (UTC, naive) in this machine's time zone."""
+    import datetime as dt
+
+    return moment.replace(tzinfo=dt.timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n:,} {thing}{'' if n == 1 else 's'}"
+
+
+def _size(size: int) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if size < 1000:
+            return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
+        size /= 1000
+    return f"{size:,.1f} TB"
 
 
 @main.command()
@@ -607,7 +719,8 @@ def serve(config: Config, host: str, port: int, behind_proxy: bool) -> None:
 
 @main.group(context_settings={"help_option_names": ["-h", "--help"]})
 def reviewer() -> None:
-    """Who may sign in to the review console (`reviewer add NAME`, `reviewer list`).
+    """Who may sign in to the review console (`reviewer add NAME`, `reviewer remove NAME`,
+    `reviewer list`).
 
     Example: dedup-pipeline reviewer add wang    (asks for the password twice)
     """
@@ -616,7 +729,7 @@ def reviewer() -> None:
 @reviewer.command("add")
 @with_config
 @click.argument("name")
-@click.option("--replace", is_flag=True, help="Give an existing reviewer a new password.")
+@click.option("--replace", is_flag=True, help="Give an existing reviewer a new password (their sessions end).")
 def reviewer_add(config: Config, name: str, replace: bool) -> None:
     """Let NAME sign in to the review console. The password is read from stdin when it is
     not a terminal (one line), else asked for twice; it is stored as a scrypt hash.
@@ -645,3 +758,101 @@ def reviewer_list(config: Config) -> None:
             click.echo("no reviewer yet: `dedup-pipeline reviewer add NAME`", err=True)
 
     _shown(show, commands.reviewer_list, config)
+
+
+@reviewer.command("remove")
+@with_config
+@click.argument("name")
+def reviewer_remove(config: Config, name: str) -> None:
+    """Take NAME out of the reviewers: their console sessions end at once (their next
+    request is refused, even while `serve` runs); the decisions they made stay.
+
+    Example: dedup-pipeline reviewer remove wang
+    """
+    _shown(lambda removed: click.echo(f"reviewer {removed.name!r} removed; their sessions are over", err=True),
+           commands.reviewer_remove, config, name)
+
+
+# ---------------------------------------------------------------- the embedded store's server
+
+@main.group(context_settings={"help_option_names": ["-h", "--help"]})
+def store() -> None:
+    """The embedded store's server of the data folder, which every command shares: the first
+    command that needs it starts it, and it ends `[store] idle_s` after the last one.
+
+    Example: dedup-pipeline store serve    (as a service of its own: dedup-store.service)
+    """
+
+
+@store.command("serve")
+@with_config
+def store_serve(config: Config) -> None:
+    """Run the embedded store's server in the foreground until SIGTERM or Ctrl-C, for every
+    other command to find: the store as a service of its own, never stopped for idling.
+
+    Example: dedup-pipeline store serve --config /etc/dedup-pipeline/dedup.toml
+    """
+    def ready(uri: str) -> None:
+        click.echo(f"the store in {config.store.data_dir} is served at {uri} (Ctrl-C stops it)", err=True)
+
+    commands.store_serve(config, ready=ready)
+
+
+@store.command("stop")
+@with_config
+def store_stop(config: Config) -> None:
+    """Stop the embedded store's server, once its files are closed (a backup, an upgrade).
+    The commands using it fail; `watch` starts it again.
+
+    Example: dedup-pipeline store stop && tar czf dedup-data.tgz dedup-data
+    """
+    stopped = commands.store_stop(config)
+    click.echo(f"the store's server in {config.store.data_dir} {'stopped' if stopped else 'was not running'}",
+               err=True)
+
+
+# ---------------------------------------------------------------- one server's service files
+
+@main.group(context_settings={"help_option_names": ["-h", "--help"]})
+def deploy() -> None:
+    """Service files for one server, made by the package (`deploy systemd --out DIR`).
+
+    Example: dedup-pipeline deploy systemd --config petition.toml --workdir /srv/dedup --out units
+    """
+
+
+@deploy.command("systemd")
+@with_config
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="The folder to write the files to.")
+@click.option("--workdir", type=click.Path(file_okay=False), help="The services' working folder, where a relative "
+              "[store] data_dir is (default: this folder); run cron jobs from there too.")
+@click.option("--user", default=deployment.USER, show_default=True, help="The user the services run as.")
+@click.option("--group", default=deployment.GROUP, show_default=True, help="Their group.")
+@click.option("--env-file", default=deployment.ENV_FILE, show_default=True,
+              help="The environment file with the secrets (DEDUP_SQL_URL, DEDUP_MONGO_URI).")
+@click.option("--port", type=click.IntRange(1, 65535), default=deployment.PORT, show_default=True,
+              help="The review console's port on 127.0.0.1, behind the HTTPS reverse proxy.")
+def deploy_systemd(config: Config, out: str, workdir: str | None, user: str, group: str, env_file: str,
+                   port: int) -> None:
+    """Write systemd units for one server to --out: dedup-store.service (the embedded
+    store's server, when no MongoDB server is configured), dedup-watch.service,
+    dedup-serve.service, dedup-batch.service and its nightly dedup-batch.timer; with
+    env.example and README.txt, which says how to install them. They run this installation's
+    dedup-pipeline, with this --config, in --workdir.
+
+    Example: dedup-pipeline deploy systemd --config petition.toml --workdir /srv/dedup --out units
+    """
+    _shown(_print_deployed, commands.deploy_systemd, config, out, workdir=workdir, user=user, group=group,
+           env_file=env_file, port=port)
+
+
+def _print_deployed(written: deployment.Written) -> None:
+    s = written.settings
+    click.echo(f"wrote {', '.join(written.files)} to {written.out}")
+    click.echo(f"they run {' '.join(s.program)} in {s.workdir} as {s.user}:{s.group}, "
+               + ("the embedded store served by dedup-store.service" if written.embedded
+                  else "with the MongoDB server of the configuration"))
+    if written.config_file is None:
+        click.echo("no --config: the units run the built-in sample; write them again with --config FILE "
+                   "for your table", err=True)
+    click.echo(f"to install them: {written.out / 'README.txt'}")

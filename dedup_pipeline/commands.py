@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import datetime as dt
 import functools
 import os
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, NamedTuple
 
-from .errors import InputError, UsageError
+from .errors import DedupError, InputError, UsageError
 
 if TYPE_CHECKING:
     from .config import Config
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from .jobs.incremental import Checked, Match
     from .sql.decisions import Precision
     from .sql.queue import Item
+    from .sql.binlog import Lag
+    from .sql.health import Backlog
+    from .store.health import StoreHealth
     from .jobs.spark import SparkResult
     from .sql.source import SqlSource
 
@@ -233,6 +237,210 @@ def configuration(config: Config, *, check: bool = False) -> Configuration:
         with _carrying(shown):
             shown = dataclasses.replace(shown, binlog=str(check(config)))
     return shown
+
+
+@dataclass
+class Status:
+    """What `status` found, for monitoring: the store and its live batch (store.health), the
+    changes `watch` has not processed (`backlog` of the outbox, or the binary log's `lag`, as
+    `[watch] changes` says), the review queue's open items and the decisions made today (None
+    where not read); `unread`: {part: why it could not be read}; `problems`: {part: what is
+    wrong}, by the thresholds of `[status]`. Parts: store, batch, changes, queue, decisions."""
+
+    checked_at: dt.datetime  # UTC
+    changes: str  # [watch] changes: "triggers" or "binlog"
+    batch_max_age_hours: float
+    change_max_age_minutes: float
+    store: StoreHealth | None = None
+    backlog: Backlog | None = None
+    lag: Lag | None = None
+    queue: list[Item] | None = None
+    decided_today: int | None = None
+    unread: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+    @property
+    def batch_age_hours(self) -> float | None:
+        live = self.store.live if self.store else None
+        if live is None or live.live_since is None:
+            return None
+        return max(0.0, (self.checked_at - live.live_since.replace(tzinfo=dt.timezone.utc)).total_seconds() / 3600)
+
+    def figures(self) -> dict[str, Any]:
+        """Every figure as plain data (JSON): `healthy`, `problems` ("part: what is wrong"), then
+        each part's figures, with `ok` where a threshold applies and `error` where unread."""
+        store, live = self.store, self.store.live if self.store else None
+        iso = lambda moment: None if moment is None else moment.replace(tzinfo=dt.timezone.utc).isoformat()
+        return {
+            "healthy": self.healthy,
+            "problems": [f"{part}: {problem}" for part, problem in self.problems.items()],
+            "checked_at": self.checked_at.isoformat(),
+            "batch": {"run": live and live.run, "live_since": live and iso(live.live_since),
+                      "age_hours": _rounded(self.batch_age_hours), "rows": live and live.rows,
+                      "pairs": live and live.pairs, "groups": live and live.groups,
+                      "seconds": live and _rounded(live.seconds),
+                      "building_since": store and iso(store.building_since),
+                      "max_age_hours": self.batch_max_age_hours, "ok": self._ok("batch"),
+                      "error": self.unread.get("batch")},
+            "store": {"kind": store and store.kind, "where": store and store.where, "format": store and store.format,
+                      "supported_format": store and store.supported, "bytes": store and store.size,
+                      "measured": store and store.measured, "ok": self._ok("store"),
+                      "error": self.unread.get("store")},
+            "changes": {"from": self.changes, **(self._lag() if self.changes == "binlog" else self._backlog()),
+                        "max_age_minutes": self.change_max_age_minutes, "ok": self._ok("changes"),
+                        "error": self.unread.get("changes")},
+            "queue": {"open": None if self.queue is None else len(self.queue),
+                      "pairs": None if self.queue is None else sum(1 for i in self.queue if i.kind == "pair"),
+                      "groups": None if self.queue is None else sum(1 for i in self.queue if i.kind == "group"),
+                      "error": self.unread.get("queue")},
+            "decisions": {"today": self.decided_today, "error": self.unread.get("decisions")},
+        }
+
+    def _ok(self, part: str) -> bool | None:
+        """False: a problem; None: not read, so not judged; True: judged and well."""
+        return False if part in self.problems else None if part in self.unread else True
+
+    def _backlog(self) -> dict[str, Any]:
+        b = self.backlog
+        return {"pending": b and b.pending, "failed": b and b.failed,
+                "oldest": b and b.oldest and b.oldest.isoformat(), "age_minutes": b and _rounded(_minutes(b.age))}
+
+    def _lag(self) -> dict[str, Any]:
+        lag = self.lag
+        held = lag and lag.stored
+        return {"position": held and str(held.position), "stored_age_minutes": lag and _rounded(_minutes(lag.age)),
+                "log_end": lag and lag.end and str(lag.end), "behind_bytes": lag and lag.behind,
+                "stopped": held and held.stopped, "unreadable": lag and lag.unreadable}
+
+
+def _minutes(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds / 60
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def status(config: Config) -> Status:
+    """Whether the pipeline runs, for cron or a monitoring system: the store and its live
+    batch (older than `[status] batch_max_age_hours`, or none: unhealthy), the changes not
+    processed (the oldest waiting longer than `[status] change_max_age_minutes`, or nothing
+    to follow them by: unhealthy), the queue's open items and today's decisions. A part that
+    cannot be read is said so in `unread`, never raised; unhealthy where it means the
+    pipeline does not run."""
+    from .store.health import health
+
+    found = Status(dt.datetime.now(dt.timezone.utc), config.watch.changes, config.status.batch_max_age_hours,
+                   config.status.change_max_age_minutes)
+    try:
+        found.store = health(config)
+    except DedupError as e:
+        found.unread["store"] = found.problems["store"] = str(e)
+        found.unread["batch"] = "the store cannot be read"
+    _judge_batch(found)
+    _read_source(config, found)
+    return found
+
+
+def _judge_batch(found: Status) -> None:
+    if found.store is None:
+        return
+    age = found.batch_age_hours
+    if found.store.live is None:
+        found.problems["batch"] = "no batch has gone live yet: run `dedup-pipeline batch`"
+    elif age is not None and age > found.batch_max_age_hours:
+        found.problems["batch"] = (f"the live batch went live {age:,.1f} h ago, more than [status] batch_max_age_hours "
+                                   f"= {found.batch_max_age_hours:g}: has the scheduled `dedup-pipeline batch` "
+                                   f"stopped running?")
+
+
+def _read_source(config: Config, found: Status) -> None:
+    """The source database's parts: each read on its own, what fails said in its part."""
+    from .sql import health
+    from .sql.source import SqlSource, parse_url
+
+    try:
+        source = SqlSource(config)
+    except DedupError as e:
+        for part in ("changes", "queue", "decisions"):
+            found.unread[part] = str(e)
+        found.problems["changes"] = f"the source database cannot be read: {e}"
+        return
+    with source:
+        if config.watch.changes == "binlog":
+            if parse_url(config.source.url).get_backend_name() not in ("mysql", "mariadb"):
+                found.unread["changes"] = found.problems["changes"] = (
+                    f"[watch] changes = \"binlog\" follows the binary log of MySQL or MariaDB, not of "
+                    f"{parse_url(config.source.url).get_backend_name()}: use \"triggers\"")
+            else:
+                _read(found, "changes", lambda: _judge_lag(config, found, health.binlog_lag(source)))
+        else:
+            _read(found, "changes", lambda: _judge_backlog(config, found, health.outbox(source)))
+        found.queue = _read(found, "queue", lambda: health.open_queue(source))
+        if found.queue is None and "queue" not in found.unread:
+            found.unread["queue"] = "no dedup_possible table: `dedup-pipeline migrate` makes it"
+        found.decided_today = _read(found, "decisions", lambda: health.decided_today(source))
+        if found.decided_today is None and "decisions" not in found.unread:
+            found.unread["decisions"] = "no dedup_decision table: `dedup-pipeline migrate` makes it"
+
+
+def _read(found: Status, part: str, read: Callable[[], Any]) -> Any:
+    """What `read` returns, or None with why in `found.unread[part]` (and, for the changes, in
+    its problems: then nothing says that `watch` keeps up)."""
+    try:
+        return read()
+    except DedupError as e:
+        found.unread[part] = str(e)
+        if part == "changes":
+            found.problems[part] = str(e)
+        return None
+
+
+def _judge_backlog(config: Config, found: Status, backlog: Backlog | None) -> None:
+    found.backlog = backlog
+    limit = found.change_max_age_minutes
+    if backlog is None:
+        from .config import mask_url
+
+        found.unread["changes"] = found.problems["changes"] = (
+            f"no dedup_outbox in {mask_url(config.source.url)}: run `dedup-pipeline migrate` (or, following the "
+            f"binary log, set [watch] changes = \"binlog\")")
+    elif backlog.age is not None and backlog.age > limit * 60:
+        failed = f" ({backlog.failed:,} of them failed: see last_error in dedup_outbox)" if backlog.failed else ""
+        found.problems["changes"] = (f"the oldest of {backlog.pending:,} change(s) not processed has waited "
+                                     f"{backlog.age / 60:,.1f} min, more than [status] change_max_age_minutes = "
+                                     f"{limit:g}{failed}: is `dedup-pipeline watch` running?")
+
+
+def _judge_lag(config: Config, found: Status, lag: Lag | None) -> None:
+    found.lag = lag
+    limit, again = found.change_max_age_minutes, "run `dedup-pipeline batch` to set a new position"
+    if lag is None:
+        from .config import mask_url
+
+        problem = (f"no dedup_binlog_position in {mask_url(config.source.url)}: run `dedup-pipeline migrate "
+                   f"--from binlog`")
+        found.unread["changes"] = problem
+    elif lag.stored is None:
+        problem = (f"no binary log position is stored for {config.source.table!r}: run `dedup-pipeline batch` "
+                   f"(it stores where the log is, for `watch --from binlog`)")
+    elif lag.end is None:
+        problem = "binary logging is off on the server: `watch --from binlog` has nothing to follow"
+    elif lag.stored.stopped:
+        problem = f"`watch --from binlog` stopped at {lag.stored.position}: {lag.stored.stopped}; {again}"
+    elif lag.unreadable:
+        problem = f"the stored position {lag.stored.position} cannot be read: {lag.unreadable}; {again}"
+    elif lag.behind and lag.age is not None and lag.age > limit * 60:
+        problem = (f"the binary log has moved {lag.behind:,} bytes past the position stored {lag.age / 60:,.1f} min "
+                   f"ago, more than [status] change_max_age_minutes = {limit:g}: is `dedup-pipeline watch --from "
+                   f"binlog` running?")
+    else:
+        return
+    found.problems["changes"] = problem
 
 
 @dataclass
@@ -490,7 +698,8 @@ def precision(config: Config) -> Precision:
 
 def reviewer_add(config: Config, name: str, password: str, *, replace: bool = False) -> Any:
     """Let `name` decide in the review console with this password (stored as a scrypt
-    hash in dedup_reviewer); `replace` gives an existing reviewer a new one."""
+    hash in dedup_reviewer); `replace` gives an existing reviewer a new one, ending their
+    sessions."""
     from .sql import reviewers
     from .sql.source import SqlSource
 
@@ -507,6 +716,16 @@ def reviewer_list(config: Config) -> list[Any]:
         return reviewers.every(source)
 
 
+def reviewer_remove(config: Config, name: str) -> Any:
+    """Take `name` out of the reviewers: their console sessions end at their next request,
+    their decisions stay; returns the reviewer removed (a UsageError: no such reviewer)."""
+    from .sql import reviewers
+    from .sql.source import SqlSource
+
+    with SqlSource(config) as source:
+        return reviewers.remove(source, name)
+
+
 def serve(config: Config, *, host: str = "127.0.0.1", port: int = 8765, behind_proxy: bool = False,
           ready: Callable[[str], None] | None = None) -> None:
     """Serve the review console on host:port until interrupted; `behind_proxy`: reached
@@ -521,3 +740,46 @@ def serve(config: Config, *, host: str = "127.0.0.1", port: int = 8765, behind_p
         reviewers.every(source)  # the tables are there (else a SourceError saying to migrate)
     run(Desk(config), host, port, Settings(secure=behind_proxy), behind_proxy=behind_proxy, ready=ready)
 
+
+
+def store_serve(config: Config, ready: Callable[[str], None] | None = None) -> None:
+    """Run the embedded store's server of `[store] data_dir` in this process until SIGTERM or
+    Ctrl-C, for every other command to find (its service of its own, `dedup-store.service`)."""
+    from .errors import StoreError
+    from .store import shared
+
+    folder = _embedded_folder(config)
+    try:
+        shared.serve(folder, announce=ready or (lambda uri: None))
+    except shared.EmbeddedMongoError as e:
+        raise StoreError(f"cannot serve the embedded store: {e}") from None
+
+
+def store_stop(config: Config) -> bool:
+    """Stop the embedded store's server of `[store] data_dir`, if one runs (whether it did);
+    `watch` and `serve` start it again as they need it."""
+    from .store import shared
+
+    return shared.stop(_embedded_folder(config))
+
+
+def _embedded_folder(config: Config) -> str:
+    """The embedded store's folder; a UsageError when the configuration names a MongoDB server."""
+    from .config import mask_url
+
+    if config.store.mongo_uri:
+        raise UsageError(f"the store is the MongoDB server at {mask_url(config.store.mongo_uri)}, "
+                         f"not the embedded one: nothing to serve or stop here")
+    return os.path.join(config.store.data_dir, "mongo")
+
+
+# ---------------------------------------------------------------- one server's service files (deploy.py)
+
+def deploy_systemd(config: Config, out: str, *, workdir: str | None = None, **options: Any) -> Any:
+    """Write the systemd units of one server (the embedded store's server when it is used,
+    watch, serve, the nightly batch and its timer), env.example and README.txt to `out`, for
+    this installation's program, running in `workdir` (default: here); `options` are
+    deploy.settings' (user, group, env_file, port). Returns deploy.Written."""
+    from . import deploy
+
+    return deploy.write_systemd(config, deploy.settings(workdir, **options), out)

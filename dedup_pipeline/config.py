@@ -111,6 +111,9 @@ class StoreConfig:
     mongo_uri: str = ""
     database: str = "dedup"
     data_dir: str = DEFAULT_DATA_DIR
+    # Seconds the embedded store's server, started by the first command that needs it, keeps
+    # running once no process uses it (`store serve` runs it until stopped).
+    idle_s: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,16 @@ class ReportConfig:
 
 
 @dataclass(frozen=True)
+class StatusConfig:
+    # `dedup-pipeline status` says unhealthy (exit 1, for cron, Zabbix or Nagios) when the live
+    # batch went live longer ago than this (a nightly batch that stopped running) ...
+    batch_max_age_hours: float = 26.0
+    # ... or a change of the table has waited longer than this for `watch` (the oldest entry
+    # of the outbox, or the binary log moved past a position stored longer ago than this).
+    change_max_age_minutes: float = 10.0
+
+
+@dataclass(frozen=True)
 class Config:
     source: SourceConfig
     fields: tuple[Field, ...]
@@ -149,6 +162,7 @@ class Config:
     batch: BatchConfig = field(default_factory=BatchConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
+    status: StatusConfig = field(default_factory=StatusConfig)
     path: str = "<built-in default>"
 
     @property
@@ -174,6 +188,7 @@ class Config:
 _SECTIONS: dict[str, type] = {
     "source": SourceConfig, "fingerprint": FingerprintConfig, "scheme": SchemeConfig,
     "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig, "watch": WatchConfig,
+    "status": StatusConfig,
 }
 _FIELD_KEYS = {"role", "weight", "encoding"}
 MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would void every sum
@@ -255,7 +270,7 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
     store = _override(sections["store"], "mongo_uri", env.get(ENV_MONGO_URI))
     config = Config(source=source, fields=_fields(data.get("fields")), fingerprint=sections["fingerprint"],
                     scheme=sections["scheme"], store=store, batch=sections["batch"],
-                    report=sections["report"], watch=sections["watch"], path=path)
+                    report=sections["report"], watch=sections["watch"], status=sections["status"], path=path)
     _check(config)
     return config
 
@@ -373,8 +388,11 @@ def _check(config: Config) -> None:
     if config.store.kind not in STORE_KINDS:
         raise ConfigError(f"[store] kind {config.store.kind!r} is unknown; available: "
                           + ", ".join(f'"{name}"' for name in STORE_KINDS))
+    _check_status(config.status)
     _check_database_name(config.store.database)
     _check_mongo_uri(config.store.mongo_uri)
+    if not 0 <= config.store.idle_s <= 86_400 * 365:
+        raise ConfigError(f"[store] idle_s must be from 0 to a year of seconds, got {config.store.idle_s}")
     for key, example in (("table", "petition"), ("id_column", "id")):
         if not getattr(config.source, key):
             raise ConfigError(f"[source] {key} is empty: name the {key.replace('_', ' ')}, e.g. \"{example}\"")
@@ -428,6 +446,17 @@ def _check_ranges(config: Config) -> None:
         value = getattr(getattr(config, section), key)
         if not low <= value <= high:
             raise ConfigError(f"[{section}] {key} must be from {low:,} to {high:,}, got {value:,}")
+
+
+# The longest ages [status] takes: a year.
+MAX_STATUS_AGES = {"batch_max_age_hours": 24 * 366, "change_max_age_minutes": 60 * 24 * 366}
+
+
+def _check_status(status: StatusConfig) -> None:
+    for key, longest in MAX_STATUS_AGES.items():
+        value = getattr(status, key)
+        if not 0 < value <= longest:
+            raise ConfigError(f"[status] {key} must be above 0 and at most {longest:,}, got {value}")
 
 
 def _check_mongo_uri(uri: str) -> None:

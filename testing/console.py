@@ -1,6 +1,8 @@
 """A stand-in desk for the console's fast tests (tests/test_console.py): rows, a queue and
-decisions in memory, reviewers checked with the real scrypt hashes of sql/reviewers.py.
-What it records lets a test see who decided what; the real desk is exercised end to end by
+decisions in memory, reviewers checked with the real scrypt hashes and session stamps of
+sql/reviewers.py (`add` and `remove` do what `reviewer add --replace` and `reviewer remove`
+do from another process). What it records lets a test see who decided what, and how often
+a session was checked; the real desk is exercised end to end by
 tests/test_console_browser.py."""
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dedup_pipeline.sql.queue import Item
 from dedup_pipeline.sql.decisions import Precision, wilson
 from dedup_pipeline.console.desk import Columns, Counts
 from dedup_pipeline.errors import InputError
-from dedup_pipeline.sql.reviewers import hash_password, verify
+from dedup_pipeline.sql.reviewers import hash_password, stamp, verify
 
 INJECTED = ["<script>alert(1)</script>", "<svg onload=alert(1)>", "{{7*7}}", "{% raw %}{{ config }}{% endraw %}",
             "\"><img src=x onerror=alert(1)>"]
@@ -37,6 +39,7 @@ class FakeDesk:
 
     passwords: dict[str, str] = field(default_factory=lambda: {"wang": hash_password("correct horse 1", n=2**10)})
     decided: list[Recorded] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)  # the reviewer of each session check, in order
 
     def __post_init__(self) -> None:
         data = tomllib.loads(default_config_text())
@@ -49,8 +52,20 @@ class FakeDesk:
         self.table[3].update(title=INJECTED[1], name=INJECTED[4], content=INJECTED[0] + base + INJECTED[2])
         self.table[4].update(title=INJECTED[3], content=base + INJECTED[0])
 
-    def authenticate(self, name: str, password: str) -> bool:
-        return verify(password, self.passwords.get(name))
+    def sign_in(self, name: str, password: str) -> str | None:
+        stored = self.passwords.get(name)
+        return stamp(stored) if verify(password, stored) else None
+
+    def stamp(self, name: str) -> str | None:
+        self.checked.append(name)
+        return stamp(self.passwords[name]) if name in self.passwords else None
+
+    def add(self, name: str, password: str) -> None:
+        """A reviewer, or a new password for one (a fresh salt, as `reviewer add --replace`)."""
+        self.passwords[name] = hash_password(password, n=2**10)
+
+    def remove(self, name: str) -> None:
+        del self.passwords[name]
 
     def queue(self) -> list[Item]:
         items = [Item([1, 2], 0.2), Item([3, 4], 0.3), Item([4, 5, 6], 0.4)]

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from dedup_pipeline.cli import main
 from dedup_pipeline.config import default_config_text, parse_config
 
+from dedup_pipeline.store import shared
 from dedup_pipeline.store.embedded import EmbeddedMongo
 from testing.labelled import generate, write_sqlite
 from testing.mariadb import MariaDB
@@ -126,7 +127,8 @@ def run(tmp_path, monkeypatch):
     for var in ("DEDUP_CONFIG", "DEDUP_SQL_URL", "DEDUP_MONGO_URI"):
         monkeypatch.delenv(var, raising=False)
     runner = CliRunner()
-    return lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)
+    yield lambda *args, **kw: runner.invoke(main, list(args), catch_exceptions=False, **kw)
+    shared.stop(tmp_path / "dedup-data" / "mongo")  # the embedded store's server the commands started
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +193,14 @@ def pytest_configure(config):
     # SIGINT ignored, and the processes the tests interrupt with it would inherit that.
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_sessionfinish(session):
+    """The embedded stores' servers that tests' commands started and left to idle out, stopped
+    now: a test run leaves no process behind."""
+    base = session.config._tmp_path_factory.getbasetemp() if hasattr(session.config, "_tmp_path_factory") else None
+    for address in base.rglob(shared.ADDRESS) if base and base.exists() else ():
+        shared.stop(address.parent)
 
 
 def pytest_collection_modifyitems(items):

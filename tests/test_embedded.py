@@ -1,16 +1,13 @@
 import os
 import random
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pymongo
 import pytest
 from pymongo import UpdateOne
 
-from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, EmbeddedProcess, _stderr_held, free_port
+from dedup_pipeline.store.embedded import EmbeddedMongo, EmbeddedMongoError, _stderr_held, free_port
 from dedup_pipeline.store.secantus_patches import max_record_id
 
 
@@ -501,95 +498,6 @@ def test_a_write_guarded_by_its_id_and_an_element_keyed_array_reads_only_its_doc
         assert scanned != []
 
 
-# -- the server in a process of its own (the embedded default's)
-
-
-def test_a_server_process_keeps_the_data_across_a_stop_and_a_start(tmp_path):
-    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
-        client.dedup.rows.insert_one({"_id": 7, "fp": -(2**63)})
-    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
-        assert client.dedup.rows.find_one({"_id": 7}) == {"_id": 7, "fp": -(2**63)}
-
-
-@pytest.mark.parametrize("set_by_user", [None, "8"])
-def test_a_server_process_shares_two_heaps_among_its_threads_unless_the_user_says(tmp_path, monkeypatch, set_by_user):
-    if set_by_user:
-        monkeypatch.setenv("MALLOC_ARENA_MAX", set_by_user)
-    else:
-        monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
-    with EmbeddedProcess().start(tmp_path) as mongo:
-        environ = Path(f"/proc/{mongo._process.pid}/environ").read_bytes().split(b"\0")
-    assert f"MALLOC_ARENA_MAX={set_by_user or 2}".encode() in environ
-
-
-PARENT = """
-import sys
-from dedup_pipeline.store.embedded import EmbeddedProcess
-mongo = EmbeddedProcess().start(sys.argv[1])
-print(mongo.uri, mongo._process.pid, flush=True)
-sys.stdin.read()
-"""
-
-
-def test_a_server_process_ends_with_its_parent_killed_and_the_folder_opens_again(tmp_path):
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-    uri, pid = parent.stdout.readline().split()
-    with pymongo.MongoClient(uri) as client:
-        client.dedup.rows.insert_one({"_id": 1})
-        client.dedup.command("fsync")
-    parent.kill()
-    parent.wait()
-    assert gone(int(pid), within_s=30)
-    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
-        assert client.dedup.rows.find_one({"_id": 1}) == {"_id": 1}
-
-
-def gone(pid, within_s):
-    """Whether the process `pid` (not a child of this one) has ended within that time."""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return True
-        if state == "Z":
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def test_a_server_process_leaves_ctrl_c_to_its_parent(tmp_path):
-    with EmbeddedProcess().start(tmp_path) as mongo:
-        os.kill(mongo._process.pid, signal.SIGINT)
-        with pymongo.MongoClient(mongo.uri) as client:
-            assert client.admin.command("ping")["ok"] == 1
-
-
-def test_a_server_process_compacts_when_asked(tmp_path):
-    with EmbeddedProcess().start(tmp_path) as mongo, pymongo.MongoClient(mongo.uri) as client:
-        client.nightly.dropped.insert_many([{"data": os.urandom(1000)} for _ in range(3000)])
-        client.nightly.kept.insert_one({"n": 1})
-        client.nightly.drop_collection("dropped")
-        assert mongo.compact()
-        assert client.nightly.kept.count_documents({}) == 1
-
-
-def test_a_server_process_gone_compacts_nothing_and_raises_nothing(tmp_path):
-    mongo = EmbeddedProcess().start(tmp_path)
-    os.kill(mongo._process.pid, signal.SIGKILL)
-    mongo._process.wait()
-    assert mongo.compact() is False
-    mongo.stop()
-    assert mongo.compact() is False
-
-
-def test_a_server_process_refuses_a_folder_in_use_saying_so(tmp_path):
-    with EmbeddedMongo().start(tmp_path):
-        with pytest.raises(EmbeddedMongoError, match="another server"):
-            EmbeddedProcess().start(tmp_path)
-
-
 def test_a_pipeline_s_literals_are_data_its_expressions_still_checked(mongo_db):
     from secantus import aggregate
 
@@ -608,27 +516,6 @@ def test_a_pipeline_s_literals_are_data_its_expressions_still_checked(mongo_db):
     assert doc["keys"] == keys and sorted(doc["fresh"]) == sorted({*keys, 1, 2})
     with pytest.raises(pymongo.errors.OperationFailure, match="Bad/Zone"):
         rows.update_one({"_id": 1}, [{"$set": {"day": {"$dateToString": {"date": "$$NOW", "timezone": "Bad/Zone"}}}}])
-
-
-def test_a_server_process_runs_the_very_package_its_parent_imported(tmp_path):
-    """Not another copy that happens to be installed: a checkout run from elsewhere, a worktree."""
-    import shutil
-
-    copy = tmp_path / "checkout"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "dedup_pipeline", copy / "dedup_pipeline",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    served = copy / "dedup_pipeline" / "store" / "embedded.py"
-    served.write_text(served.read_text(encoding="utf-8").replace(
-        "    with server:\n        print(server.uri, flush=True)",
-        "    with server:\n        Path(data_dir, 'served by the copy').touch()\n        print(server.uri, flush=True)"),
-        encoding="utf-8")
-    script = ("import sys; sys.path.insert(0, sys.argv[2]); from dedup_pipeline.store.embedded import EmbeddedProcess\n"
-              "with EmbeddedProcess().start(sys.argv[1]) as m: pass")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "mongo"), str(copy)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "mongo" / "served by the copy").exists()
 
 
 def test_every_patch_is_applied_once_a_server_has_started(mongo_uri):

@@ -1,6 +1,7 @@
 """The built wheel works without the checkout: it ships the Alembic scripts (the top-level
 migrations/, as dedup_pipeline.migrations) and the package data, and its `dedup-pipeline`,
-installed in a fresh venv, migrates and batches on the built-in default."""
+installed in a fresh venv, migrates and batches on the built-in default. Installed offline
+from a wheelhouse with the `server` extra (docs/install.md), it batches too."""
 
 import csv
 import os
@@ -22,6 +23,11 @@ WHERE_FROM = ("import dedup_pipeline.sql.migrate as m, dedup_pipeline.migrations
               "print(m.__file__, m.MIGRATIONS, p.__file__, sep='\\n')")
 
 
+SERVER_MODULES = ("secantus", "pymysqlreplication", "rjieba")  # the [server] extra: store, binlog, tokenizer
+LEFT_OUT = ("pyspark", "pytest")  # what a production server does not get
+FOUND = "import importlib.util as u, sys; print(*(u.find_spec(m) is not None for m in sys.argv[1:]))"
+
+
 @dataclass(frozen=True)
 class Installed:
     src: Path
@@ -39,6 +45,12 @@ def clean_env() -> dict[str, str]:
     and DEDUP_* ones (the commands must use the built-in default configuration)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "DEDUP_"))}
     return env | {"PYTHONIOENCODING": "utf-8"}
+
+
+def offline_env() -> dict[str, str]:
+    """clean_env() without pip's settings (PIP_CONFIG_FILE=os.devnull loads no configuration
+    file): this machine's find-links or extra index would be a source besides the wheelhouse."""
+    return {k: v for k, v in clean_env().items() if not k.startswith("PIP_")} | {"PIP_CONFIG_FILE": os.devnull}
 
 
 def dependency_dirs(venv_path: list[str]) -> list[str]:
@@ -120,11 +132,34 @@ def test_migrate_sql_from_the_installed_wheel_prints_the_outbox_match_and_trigge
     assert result.stdout.count("CREATE TRIGGER") == 3
 
 
-def test_batch_from_the_installed_wheel_fingerprints_the_bundled_sample(installed, tmp_path):
+def sample_rows(installed: Installed) -> int:
+    """The rows of the bundled sample, which a batch on the built-in default reads."""
     with open(installed.src / "dedup_pipeline" / "data" / "sample_petitions.csv", encoding="utf-8") as f:
-        sample_rows = sum(1 for _ in csv.DictReader(f))
+        return sum(1 for _ in csv.DictReader(f))
+
+
+def test_batch_from_the_installed_wheel_fingerprints_the_bundled_sample(installed, tmp_path):
     result = installed.run(tmp_path, "dedup-pipeline", "batch")
     assert result.returncode == 0, result.stderr
-    assert f"rows fingerprinted: {sample_rows:,}" in result.stdout
+    assert f"rows fingerprinted: {sample_rows(installed):,}" in result.stdout
     assert "similar pairs" in result.stdout and "groups:" in result.stdout
     assert (tmp_path / "dedup-data" / "sample.sqlite").is_file()
+
+
+def test_an_offline_install_from_a_wheelhouse_batches_the_sample_without_spark_or_pytest(installed, tmp_path):
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    wheelhouse, venv, work = tmp_path / "wheelhouse", tmp_path / "venv", tmp_path / "work"
+    # docs/install.md, on the machine with internet: the wheel and [server]'s dependencies, as wheels
+    subprocess.run([*pip, "wheel", "--wheel-dir", str(wheelhouse), f"{installed.wheel}[server]"],
+                   check=True, env=clean_env(), timeout=900)
+    # on the server: a fresh venv, no index, nothing but the wheelhouse
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run([*pip, "--python", str(venv / "bin" / "python"), "install", "--no-index", "--find-links",
+                    str(wheelhouse), "dedup-pipeline[server]"], check=True, env=offline_env(), timeout=600)
+    offline = Installed(installed.src, installed.wheel, venv)
+    work.mkdir()
+    result = offline.run(work, "dedup-pipeline", "batch")
+    assert result.returncode == 0, result.stderr
+    assert f"rows fingerprinted: {sample_rows(installed):,}" in result.stdout and "groups:" in result.stdout
+    found = offline.run(work, "python", "-c", FOUND, *SERVER_MODULES, *LEFT_OUT)
+    assert found.stdout.split() == ["True"] * len(SERVER_MODULES) + ["False"] * len(LEFT_OUT), found.stderr

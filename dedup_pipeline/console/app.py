@@ -1,9 +1,11 @@
 """The console's pages and its JSON API, as a Flask app made by `create_app`.
 
 Everything but /login and /static answers a visitor without a session with a redirect to
-/login (pages) or 401 (the API and every POST), before any row is read. Database values
-reach the page only through Jinja2's autoescaping, as in the report (no `|safe` anywhere);
-the character diff is the report's own (report.render.diff_segments).
+/login (pages) or 401 (the API and every POST), before any row is read. A session holds only
+while its reviewer exists with the password it was signed in with (a stamp of it, checked
+on every request): after `reviewer remove` or `reviewer add --replace`, it is signed out.
+Database values reach the page only through Jinja2's autoescaping, as in the report (no
+`|safe` anywhere); the character diff is the report's own (report.render.diff_segments).
 """
 
 from __future__ import annotations
@@ -95,6 +97,8 @@ def _routes(app: Flask) -> None:
         if lang in LANGS:
             session["lang"] = lang
         g.t = LABELS[session.get("lang", "zh")]
+        if request.endpoint != "static" and session.get("reviewer") and not _session_holds():
+            _end_session()
         if request.endpoint not in PUBLIC and not session.get("reviewer"):
             if request.method == "POST" or request.path.startswith("/api/"):
                 return jsonify(error="sign in first"), 401
@@ -137,13 +141,13 @@ def _routes(app: Flask) -> None:
         keys = [f"name:{name}", f"address:{request.remote_addr}"]
         if console.limit.blocked(keys):
             return render_template("login.html.j2", failed=g.t["too_many"], next=None), 429
-        if not console.desk.authenticate(name, request.form.get("password", "")):
+        stamp = console.desk.sign_in(name, request.form.get("password", ""))
+        if stamp is None:
             console.limit.failed(keys)
             return render_template("login.html.j2", failed=g.t["bad_login"], next=None), 401
         console.limit.forget(keys[0])
-        lang = session.get("lang")
-        session.clear()  # a new session, a new token: nothing of the visitor's carries over
-        session.update(reviewer=name, csrf=guard.new_token(), **({"lang": lang} if lang else {}))
+        _end_session()  # a new session, a new token: nothing of the visitor's carries over
+        session.update(reviewer=name, stamp=stamp, csrf=guard.new_token())
         session.permanent = True
         return redirect(_safe_next(request.form.get("next")) or url_for("queue"), 303)
 
@@ -210,6 +214,21 @@ def _routes(app: Flask) -> None:
         c = _console().desk.counts()
         return jsonify(pairs_left=c.pairs_left, groups_left=c.groups_left, left=c.left,
                        decided_today=c.decided_today, pairs_found=c.pairs_found, groups_found=c.groups_found)
+
+
+def _session_holds() -> bool:
+    """Whether the session's reviewer still exists with the password the session was signed
+    in with (removed, or given a new one by `reviewer add --replace`: it no longer holds)."""
+    current = _console().desk.stamp(session["reviewer"])
+    return current is not None and guard.same_token(session.get("stamp"), current)
+
+
+def _end_session() -> None:
+    """Sign the session out: nothing of it is kept but its language."""
+    lang = session.get("lang")
+    session.clear()
+    if lang:
+        session["lang"] = lang
 
 
 def _safe_next(target: str | None) -> str | None:

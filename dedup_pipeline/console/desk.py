@@ -53,6 +53,8 @@ class Desk:
         self.clock = clock
         self._lock = threading.Lock()
         self._queue: tuple[float, list] | None = None
+        self._reviewers_lock = threading.Lock()
+        self._reviewers: Any = None  # a SqlSource kept open for the check of every request
         fields = config.fields
         self.columns = Columns(config.source.id_column, next((f.name for f in fields if f.role == "long"), None),
                                tuple(f.name for f in fields if f.role == "short"),
@@ -60,12 +62,28 @@ class Desk:
 
     # ------------------------------------------------------------ who may decide
 
-    def authenticate(self, name: str, password: str) -> bool:
+    def sign_in(self, name: str, password: str) -> str | None:
+        """The stamp a new session of `name` keeps when this is their password, else None."""
         from ..sql import reviewers
+
+        return reviewers.sign_in(self._reviewer_source(), name, password)
+
+    def stamp(self, name: str) -> str | None:
+        """The stamp of `name`'s current password, None when they are no reviewer: read
+        afresh on every call (one query), so that a session ends at the request after
+        `reviewer remove` or `reviewer add --replace`, whichever process ran it."""
+        from ..sql import reviewers
+
+        return reviewers.current_stamp(self._reviewer_source(), name)
+
+    def _reviewer_source(self) -> Any:
+        """One source kept open for the reviewers' checks: no engine or reflection a request."""
         from ..sql.source import SqlSource
 
-        with SqlSource(self.config) as source:
-            return reviewers.authenticate(source, name, password)
+        with self._reviewers_lock:
+            if self._reviewers is None:
+                self._reviewers = SqlSource(self.config)
+            return self._reviewers
 
     # ------------------------------------------------------------ the queue
 

@@ -20,7 +20,8 @@ upserts); a MongoDB that crashes keeps every write of a batch marked done. A row
 worker holds an older entry of is left for later, so no two workers process one row at
 once. An entry that fails is retried, `max_attempts` times, then kept with its error
 (never deleted). A database or MongoDB outage is logged and waited out with exponential
-backoff. SIGTERM or SIGINT: finish the batch, then stop.
+backoff; the embedded MongoDB's server, if it ended, is started again at once (or the worker
+ends with an error, for its service manager to restart it). SIGTERM or SIGINT: finish the batch, then stop.
 
 With `[watch] changes = "binlog"` (`watch --from binlog`), binlog.py's worker runs instead:
 the server's binary log says which rows changed, and `Worker.process` processes them as here.
@@ -348,7 +349,9 @@ class Worker:
         try:
             self.index.store.ping()
         except Exception:
-            return f"MongoDB at {self.index.store.where}"
+            if not self.index.store.revive():  # the embedded server is brought back, or a StoreError ends the worker
+                return f"MongoDB at {self.index.store.where}"
+            log.warning("the embedded MongoDB at %s had ended; started it again", self.index.store.where)
         return None
 
 

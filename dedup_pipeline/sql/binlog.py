@@ -203,6 +203,54 @@ def forget_failed(conn: sa.Connection, table: sa.Table, source_table: str, rows:
         conn.execute(table.delete().where(table.c.source_table == source_table, table.c.row_id.in_(rows)))
 
 
+# -- how far behind the log the worker is (`status`)
+
+
+@dataclass(frozen=True)
+class Lag:
+    """The stored position of a table against the server's binary log: `stored` (None: none
+    yet, `batch` stores the first), `age`, the seconds since it was stored (the server's
+    clock), `end`, where the log ends now (None: binary logging is off), `behind`, the bytes
+    of log after the position (None when it cannot be read from there, `unreadable` saying
+    why, or binary logging is off)."""
+
+    stored: Stored | None
+    age: float | None
+    end: Position | None
+    behind: int | None
+    unreadable: str | None = None
+
+
+def lag(conn: sa.Connection, table: sa.Table, source_table: str) -> Lag:
+    """How far the position stored for `source_table` is behind the end of the log. A worker
+    following the log stores its position at least every POSITION_EVERY_S (jobs/binlog.py)
+    while the log moves; so a position behind the end and stored long ago is a worker that
+    is not following."""
+    held = stored(conn, table, source_table)
+    end = current(conn)
+    if held is None:
+        return Lag(None, None, end, None)
+    stored_at, now = conn.execute(sa.select(table.c.updated_at, sa.func.now(6))
+                                  .where(table.c.source_table == source_table)).one()
+    age = max(0.0, (now - stored_at).total_seconds())
+    if end is None:
+        return Lag(held, age, None, None)
+    files = logs(conn)
+    why = unreadable(held.position, files)
+    return Lag(held, age, end, None if why else between(held.position, end, files), why)
+
+
+def between(start: Position, end: Position, files: Mapping[str, int]) -> int:
+    """The bytes of log from `start` to `end` (0 when `start` is not before it), the files in
+    between counted whole, as `logs` gives their sizes."""
+    if not start < end:
+        return 0
+    if start.file == end.file:
+        return end.offset - start.offset
+    later = [name for name in files if start < Position(name, 0) and Position(name, 0) < Position(end.file, 0)]
+    return files.get(start.file, start.offset) - start.offset + sum(files[name] for name in later) + end.offset
+
+
 # -- a new position, set by a batch
 
 

@@ -5,6 +5,11 @@ The hash string carries everything needed to check a password later, so that the
 be raised without invalidating the stored ones: `scrypt$<n>$<r>$<p>$<salt>$<hash>` (salt and
 hash in unpadded base64). A check compares in constant time, and a name that does not exist
 costs the same scrypt as one that does: the time of a failed login tells nothing.
+
+A console session keeps a stamp of the hash it was signed in with (`stamp`: a hash of the
+hash, never the hash), and holds only while it matches the reviewer's current one
+(`current_stamp`, one query): removing a reviewer, or giving a new password (a fresh salt,
+even for the same password), ends their sessions at their next request.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ N, R, P = 2**15, 8, 1
 SALT_BYTES, HASH_BYTES = 16, 32
 MIN_PASSWORD = 10  # characters; a reviewer sees names, phones and addresses
 MAX_NAME = 64  # the column's length
+STAMP_CHARS = 32  # hex digits of a session's stamp (128 bits)
+# The two columns a session check reads, declared rather than reflected: one query a request.
+_COLUMNS = sa.table(REVIEWER_TABLE, sa.column("name"), sa.column("password"))
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,8 @@ def check_new(name: str, password: str) -> str:
 
 def add(source: SqlSource, name: str, password: str, *, replace: bool = False) -> Reviewer:
     """Let `name` decide in the console with this password; with `replace`, a reviewer of
-    that name gets the new password (else an InputError: the name is taken)."""
+    that name gets the new password, which ends their sessions (else an InputError: the
+    name is taken)."""
     name = check_new(name, password)
     hashed = hash_password(password)
     with source.errors("add a reviewer beside"), source.engine.begin() as conn:
@@ -105,12 +114,46 @@ def every(source: SqlSource) -> list[Reviewer]:
                 for r in conn.execute(sa.select(table.c.name, table.c.created_at).order_by(table.c.name))]
 
 
+def remove(source: SqlSource, name: str) -> Reviewer:
+    """Take `name` out of dedup_reviewer, so that their sessions end at their next request;
+    their decisions stay (dedup_decision keeps the name as text). A UsageError when there is
+    no such reviewer."""
+    name = name.strip()
+    with source.errors("remove a reviewer beside"), source.engine.begin() as conn:
+        table = _reflect(conn)
+        row = conn.execute(sa.select(table.c.name, table.c.created_at).where(table.c.name == name)).first()
+        if row is None:
+            raise UsageError(f"no reviewer {name!r}: `dedup-pipeline reviewer list` names them")
+        conn.execute(table.delete().where(table.c.name == row.name))
+    return Reviewer(row.name, row.created_at)
+
+
 def authenticate(source: SqlSource, name: str, password: str) -> bool:
     """Whether `name` is a reviewer and this is their password (the same time either way)."""
+    return sign_in(source, name, password) is not None
+
+
+def sign_in(source: SqlSource, name: str, password: str) -> str | None:
+    """The stamp of `name`'s current password when this is it, else None (the same time
+    either way): what a new console session keeps."""
     with source.errors("read the reviewers beside"), source.engine.connect() as conn:
         table = _reflect(conn)
         stored = conn.execute(sa.select(table.c.password).where(table.c.name == name.strip())).scalar()
-    return verify(password, stored)
+    return stamp(stored) if verify(password, stored) else None
+
+
+def current_stamp(source: SqlSource, name: str) -> str | None:
+    """The stamp of `name`'s current password, None when there is no such reviewer: one
+    indexed SELECT and no reflection, as the console asks it on every request."""
+    with source.errors("read the reviewers beside"), source.engine.connect() as conn:
+        stored = conn.execute(sa.select(_COLUMNS.c.password).where(_COLUMNS.c.name == name)).scalar()
+    return stamp(stored) if stored else None
+
+
+def stamp(stored: str) -> str:
+    """A short fingerprint of a stored hash, for a session to keep: it changes with every
+    new password (each has a fresh salt) and gives nothing of the hash away."""
+    return hashlib.sha256(b"dedup console session\0" + stored.encode("utf-8")).hexdigest()[:STAMP_CHARS]
 
 
 def _reflect(conn: sa.Connection) -> sa.Table:

@@ -1,5 +1,5 @@
-"""Embedded MongoDB: a SecantusDB server running in this process (`EmbeddedMongo`), or in a
-process of its own that this one starts and that ends with it (`EmbeddedProcess`).
+"""Embedded MongoDB: a SecantusDB server running in this process (`EmbeddedMongo`); shared.py
+runs it in a process of its own that every command using its data folder shares.
 
 SecantusDB (PyPI ``SecantusDB``, import name ``secantus``) is a MongoDB
 wire-protocol server on WiredTiger. It is the default document store when no
@@ -31,15 +31,11 @@ The server runs standalone (no replica-set advertisement), like a plain
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import ipaddress
 import os
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -160,92 +156,6 @@ class EmbeddedMongo:
         return self._server.address
 
 
-class EmbeddedProcess:
-    """The embedded MongoDB in a process of its own, which ends when this one does (cleanly
-    when stopped, at once when this process is killed): its Python runs beside this
-    process's, not in turn with it; a context manager that stops it."""
-
-    def __init__(self) -> None:
-        self._process: subprocess.Popen | None = None
-        self.uri, self.port = "", 0
-
-    def start(self, data_dir: str | Path, port: int = 0) -> EmbeddedProcess:
-        """Serve ``data_dir`` (created if missing) on 127.0.0.1:``port`` (0: a free one);
-        returns once it answers."""
-        if self._process is not None:
-            raise EmbeddedMongoError(f"already running at {self.uri}")
-        here = str(Path(__file__).resolve().parents[2])  # the server runs this very package, installed or not
-        path = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(data_dir), str(port), str(os.getpid())],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            env={"MALLOC_ARENA_MAX": MALLOC_ARENAS, **os.environ, "PYTHONPATH": path})
-        said = self._process.stdout.readline().strip()
-        if not said.startswith("mongodb://"):
-            self._process.wait()
-            self._process = None
-            raise EmbeddedMongoError(said or "the embedded MongoDB's process ended as it started")
-        self.uri, self.port = said, int(said.rstrip("/").rsplit(":", 1)[1])
-        return self
-
-    def compact(self) -> bool:
-        """EmbeddedMongo.compact, in the server's process (False if it is gone: a store that
-        stays larger, never a failed batch)."""
-        try:
-            self._process.stdin.write("compact\n")
-            self._process.stdin.flush()
-            return self._process.stdout.readline().strip() == "True"
-        except (OSError, ValueError, AttributeError):
-            return False
-
-    def stop(self) -> None:
-        """Stop serving and close the data files cleanly. Safe to call twice."""
-        process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.stdin.close()
-            process.wait()
-
-    def kill(self) -> None:
-        """End the server at once, as a crash would."""
-        process, self._process = self._process, None
-        if process is not None:
-            process.kill()
-            process.wait()
-
-    def __enter__(self) -> EmbeddedProcess:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-
-def _serve(data_dir: str, port: int, parent: int) -> None:
-    """The server process: end with `parent` (killed with it: PR_SET_PDEATHSIG), leave
-    Ctrl-C to it, say the URI or why not on the first line, compact when asked, and stop
-    cleanly at the end of its input."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:
-        return
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    deadline = time.monotonic() + OPEN_WAIT_S
-    while True:
-        try:
-            server = EmbeddedMongo().start(data_dir, port=port)
-            break
-        except EmbeddedMongoError as exc:
-            if "busy" not in str(exc) or time.monotonic() > deadline:
-                print(exc, flush=True)
-                return
-            time.sleep(0.1)
-    with server:
-        print(server.uri, flush=True)
-        for line in sys.stdin:
-            if line.strip() == "compact":
-                print(server.compact(), flush=True)
-    os._exit(0)  # closed cleanly; the interpreter's own exit would wait half a second on the server's threads
-
-
 def _check_loopback(host: str) -> None:
     try:
         loopback = ipaddress.ip_address(host).is_loopback
@@ -320,7 +230,3 @@ def _wait_for_ping(uri: str, timeout_s: float = 10.0) -> None:
         raise EmbeddedMongoError(f"the embedded MongoDB at {uri} does not answer: {exc}") from exc
     finally:
         client.close()
-
-
-if __name__ == "__main__":
-    _serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

@@ -51,6 +51,7 @@ read, else the write is made again, logged.
 
 from __future__ import annotations
 
+import functools
 import time
 from contextlib import ExitStack, contextmanager, nullcontext
 from itertools import islice
@@ -66,7 +67,8 @@ from . import mongo
 
 from . import results
 from ..config import ENV_MONGO_URI, Config, mask_url
-from .embedded import EmbeddedMongoError, EmbeddedProcess
+from . import shared
+from .embedded import EmbeddedMongoError
 from ..errors import StoreError
 from .lock import Lease
 from .memory import MemoryStore
@@ -205,15 +207,15 @@ def open_store(config: Config) -> Iterator[Store]:
 
 @contextmanager
 def _mongodb(config: Config) -> Iterator[MongoStore]:
-    """The configured MongoDB (`[store] mongo_uri`, or DEDUP_MONGO_URI), else an embedded
-    SecantusDB serving `<data_dir>/mongo` (kept across runs) from a process of its own;
-    indexes ensured."""
+    """The configured MongoDB (`[store] mongo_uri`, or DEDUP_MONGO_URI), else the embedded
+    SecantusDB serving `<data_dir>/mongo` (kept across runs), shared with every other process
+    using that folder (shared.py); indexes ensured."""
     with ExitStack() as stack:
         embedded = None if config.store.mongo_uri else stack.enter_context(_embedded(config))
         with connect_store(config.store.mongo_uri or embedded.uri, config.store.database) as store:
             store.ensure_indexes()
             if embedded is not None:
-                store.reclaim = embedded.compact
+                store.reclaim, store.revive = embedded.compact, functools.partial(_revive, embedded)
             yield store
 
 
@@ -252,18 +254,24 @@ def connect(uri: str) -> Iterator[pymongo.MongoClient]:
 
 
 @contextmanager
-def _embedded(config: Config) -> Iterator[EmbeddedProcess]:
-    """The embedded server serving `<data_dir>/mongo`, in a process of its own: its work
-    (most of a batch's) and the caller's run side by side, on two cores."""
-    folder = Path(config.store.data_dir) / "mongo"
+def _embedded(config: Config) -> Iterator[shared.ServerHandle]:
+    """This process's handle on the server of `<data_dir>/mongo`, started if none runs: a
+    process of its own, whose work (most of a batch's) and the caller's run side by side."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        server = EmbeddedProcess().start(folder)
+        server = shared.attach(Path(config.store.data_dir) / "mongo", idle_s=config.store.idle_s)
     except (EmbeddedMongoError, OSError) as e:
         raise StoreError(f"cannot start the embedded MongoDB: {e}; or set {ENV_MONGO_URI} "
                          f"to use a MongoDB server") from None
     with server:
         yield server
+
+
+def _revive(server: shared.ServerHandle) -> bool:
+    """The embedded server started again if it had ended (True), or a StoreError saying why not."""
+    if not server.revive():
+        raise StoreError(f"the embedded MongoDB serving {server.folder} ended, and cannot start again on "
+                         f"its port {server.port} (another program holds it); restart this command")
+    return True
 
 
 def _errors(where: str) -> Any:
@@ -283,6 +291,9 @@ class MongoStore:
         # Gives the space of dropped generations back (the embedded server's compaction);
         # a MongoDB server gives it back itself when a collection is dropped.
         self.reclaim: Callable[[], Any] = lambda: None
+        # Brings the server back if it ended (the embedded one, started again on its port, or
+        # a StoreError): whether it did. A MongoDB server of its own is its operator's to restart.
+        self.revive: Callable[[], bool] = lambda: False
         with _errors(self.where):
             self._use(results.pointer(db))
 

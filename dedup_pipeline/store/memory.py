@@ -88,6 +88,9 @@ class MemoryStore:
     def ping(self) -> None:
         pass  # always here
 
+    def revive(self) -> bool:
+        return False  # never gone
+
     def require(self, scheme: str) -> None:
         self.scheme = scheme
         error = refused(self.live, scheme, self.where)

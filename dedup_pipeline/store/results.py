@@ -80,6 +80,19 @@ def current_run(db: Database) -> dict[str, Any] | None:
 
 
 @guarded
+def batches(db: Database) -> dict[str, Any]:
+    """What `status` says of the batches, read and never written: the live pointer as stored
+    ({} before any store was opened), with `started_at`, when its run started (its own
+    document's), and `building_since`, when the run building now started, if any."""
+    found = dict(db[RUNS].find_one({"_id": LIVE}) or {})
+    runs = [run for run in (found.get("run"), found.get("building")) if run]
+    started = {doc["_id"]: doc.get("started_at") for doc in db[RUNS].find({"_id": {"$in": runs}}, {"started_at": 1})}
+    found["started_at"] = started.get(found.get("run") or "")
+    found["building_since"] = started.get(found.get("building") or "")
+    return found
+
+
+@guarded
 def new_run(db: Database, settings: dict[str, Any], scheme: str = "") -> str:
     """Start building a generation, its keys made with the `scheme` settings: clear the
     change log, and mark the run as building (from then on, live writes are logged). What
