@@ -1,7 +1,7 @@
 """A `dedup-pipeline` command run as a user runs it, with what it asks of MongoDB counted:
 round trips (handshakes apart), commands, and documents written by collection, counted with
 pymongo's command monitoring (so the figures hold for a real MongoDB too), and its peak RSS
-and its embedded server's.
+and its embedded server's (the data folder's shared server, stopped when the command ends).
 
     subprocess.run(counted(Path("counts.json"), "batch", "--config", "dedup.toml"))
     json.loads(Path("counts.json").read_text())
@@ -54,21 +54,26 @@ class Count(monitoring.CommandListener):
 monitoring.register(Count())
 import click
 from dedup_pipeline import cli
-from dedup_pipeline.store import embedded
+from dedup_pipeline.store import shared
 
-stop = embedded.EmbeddedProcess.stop
-
-
-def stopped(server):
-    """The server process's peak RSS (VmHWM) kept as it stops."""
-    if server._process is not None:
-        with open(f"/proc/{server._process.pid}/status") as status:
-            peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-        counts["rss_server_kb"] = max(counts.get("rss_server_kb", 0), peak)
-    stop(server)
+close = shared.ServerHandle.close
+served = set()
 
 
-embedded.EmbeddedProcess.stop = stopped
+def closed(server):
+    """The server's peak RSS (VmHWM) kept as this command lets go of it."""
+    if server._control is not None:
+        served.add(server.folder)
+        try:
+            with open(f"/proc/{server.pid}/status") as status:
+                peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+            counts["rss_server_kb"] = max(counts.get("rss_server_kb", 0), peak)
+        except OSError:
+            pass
+    close(server)
+
+
+shared.ServerHandle.close = closed
 
 code = 0
 try:
@@ -78,6 +83,8 @@ except click.ClickException as e:
     code = e.exit_code
 finally:
     counts["rss_self_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for folder in served:  # each command measured with a server of its own, as a night meets it
+        shared.stop(folder)
     counts["rss_children_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     counts.setdefault("rss_server_kb", 0)
     with open(sys.argv[1], "w") as f:

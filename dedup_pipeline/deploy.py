@@ -104,7 +104,8 @@ def store_unit(config: Config, s: Settings) -> str:
     return _unit(
         "dedup-pipeline store: the embedded MongoDB-protocol server of the data folder, for every job",
         [], _service(config, s, STORE, [
-            ("ExecStart", _command(s, "store", "serve")), *_restart(),
+            "# ready (sd_notify) once it answers and the other jobs can find it: they start after",
+            ("Type", "notify"), ("ExecStart", _command(s, "store", "serve")), *_restart(),
             "# on SIGTERM the server closes its files; a large store may take a while",
             ("TimeoutStopSec", "5min")]),
         "multi-user.target")

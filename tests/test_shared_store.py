@@ -13,6 +13,7 @@ from pathlib import Path
 import pymongo
 import pytest
 
+from dedup_pipeline.config import default_config_text
 from dedup_pipeline.store import shared
 from dedup_pipeline.store.embedded import EmbeddedMongo
 from testing.mongo_process import MongoProcess
@@ -212,3 +213,23 @@ def test_the_server_runs_the_very_package_its_starter_imported(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "mongo" / "served by the copy").exists()
     shared.stop(tmp_path / "mongo")
+
+
+def test_store_serve_tells_systemd_it_is_ready_once_the_others_can_find_it(tmp_path):
+    """`Type=notify` in dedup-store.service: the jobs ordered after it find server.json."""
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(120)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}, "NOTIFY_SOCKET": str(tmp_path / "notify")}
+    (tmp_path / "dedup.toml").write_text(default_config_text() + f'\n[store]\ndata_dir = "{tmp_path / "data"}"\n',
+                                         encoding="utf-8")
+    server = subprocess.Popen([sys.executable, "-m", "dedup_pipeline", "store", "serve", "--config",
+                               str(tmp_path / "dedup.toml")], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert notify.recv(64) == b"READY=1"
+        assert shared.running(tmp_path / "data" / "mongo")["pid"] == server.pid
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0
+        notify.close()
+    assert not (tmp_path / "data" / "mongo" / shared.ADDRESS).exists()  # SIGTERM: stopped cleanly

@@ -148,6 +148,8 @@ def serve(folder: str | Path, *, port: int = 0, idle_s: float | None = None,
         control = socket.create_server(("127.0.0.1", 0))
         _write_address(folder, {"uri": mongo.uri, "port": mongo.port, "control": control.getsockname()[1],
                                 "pid": os.getpid(), "idle_s": idle_s})
+    if not started:
+        _tell_systemd("READY=1")
     announce(mongo.uri)
     loop = _Loop(folder, mongo, control, idle_s)
     try:
@@ -322,6 +324,17 @@ def _open(folder: Path, port: int) -> EmbeddedMongo:
             if "busy" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+
+
+def _tell_systemd(state: str) -> None:
+    """sd_notify(3): tell the service manager that started this process (a unit of
+    Type=notify) how it is; nothing where none listens (no NOTIFY_SOCKET)."""
+    where = os.environ.get("NOTIFY_SOCKET", "")
+    if not where:
+        return
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notify:
+        notify.connect("\0" + where[1:] if where.startswith("@") else where)
+        notify.sendall(state.encode())
 
 
 def _ask(control: socket.socket | None, what: str) -> str:
