@@ -14,6 +14,7 @@ import pymongo
 import pytest
 import sqlalchemy as sa
 
+from dedup_pipeline import killpoints
 from dedup_pipeline.config import load_config
 from dedup_pipeline.sql import migrate
 from dedup_pipeline.store import shared
@@ -143,3 +144,26 @@ def test_a_short_command_whose_store_s_server_dies_says_so_in_one_line(one_serve
             os.kill(handle.pid, signal.SIGKILL)
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_second_batch_beside_a_running_one_is_refused_by_the_lease_as_on_a_mongodb_server(one_server):
+    engine, config_file = one_server
+    insert(engine, petition_rows(80))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+    first = subprocess.Popen([sys.executable, "-m", "dedup_pipeline", "batch", "--config", str(config_file)],
+                             env={**env, killpoints.ENV: "batch.filed@SIGSTOP"}, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: process_state(first.pid) == "T", timeout=120)  # stopped at the point, holding the lease
+    try:
+        second = command(config_file, "batch")
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    assert second.returncode == 1, second.stderr
+    assert second.stderr.splitlines()[-1].startswith("Error: another batch is running")
+    assert second.stderr.count("Error") == 1 and "Traceback" not in second.stderr
+    assert first.wait(timeout=120) == 0, first.stderr.read()
+    assert command(config_file, "batch").returncode == 0  # the lease is free again
+
+
+def process_state(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
