@@ -90,6 +90,24 @@ def test_the_worker_keeps_a_pair_decided_the_same_confirmed_until_a_row_of_it_ch
     assert worker == as_a_batch_writes_it(engine, config)
 
 
+def test_a_split_of_copies_stands_when_the_text_s_first_row_is_deleted(followed):
+    """Rows of one text from three people: the copies are linked to the first; a reviewer
+    splits the other two; the first deleted, the worker must not link them again."""
+    engine, config, rows = followed
+    text = {**rows[0], "content": "小区东门的路灯坏了三个月，晚上行人摔倒，请尽快修复。"}
+    insert(engine, [{**text, "id": 20_001, "name": "甲"}, {**text, "id": 20_002, "name": "乙", "phone": "139"},
+                    {**text, "id": 20_003, "name": "丙", "phone": "137"}])
+    drain(config)
+    assert (20_001, 20_002) in held(engine) and (20_001, 20_003) in held(engine)
+    commands.decide(config, 20_002, 20_003, same=False, by=BY)
+    sql(engine, "DELETE FROM petition WHERE id = 20001")
+    drain(config)
+    worker = held(engine)
+    assert (20_002, 20_003) not in worker and (20_003, 20_002) not in worker
+    assert 20_002 not in [m.row for m in commands.check(config, row_id=20_003).similar]
+    assert worker == as_a_batch_writes_it(engine, config)
+
+
 def test_check_on_the_servers_lists_a_pair_decided_the_same_and_not_one_decided_different(followed):
     engine, config, rows = followed
     a, b = min((a, b) for (a, b), (d, _) in held(engine).items() if a < b and d > 0)

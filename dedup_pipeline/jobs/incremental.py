@@ -155,6 +155,14 @@ class Incremental:
                     if verdicts.get(pair_key(ids[a], ids[b]), STALE).stale}
         return Looked(pairs, obey(linked, verdicts)[0], seen, copies, frozenset(confirmed), possible)
 
+    def obey(self, pairs: Mapping[tuple, float]) -> tuple[dict[tuple, float], set[tuple]]:
+        """Pairs made outside `decide` (copies linked to their next first row) as reviewers
+        decided them, and those confirmed: (decision.obey, over these pairs alone)."""
+        if not pairs or self.verdicts is None:
+            return dict(pairs), set()
+        kept, confirmed = obey(pairs, self.verdicts(sorted({r for pair in pairs for r in pair}, key=_id_order)))
+        return {pair: d for pair, d in kept.items() if pair in pairs}, confirmed & pairs.keys()
+
     def add(self, row_id: Any, row: Mapping[str, Any]) -> Any:
         """File a row, replacing what was filed of it before. Returns its probe."""
         probe = self.probe(row)

@@ -92,10 +92,13 @@ def apply(index: Incremental, matches: Matches, present: Mapping[Any, Mapping[st
     removed = index.store.remove(index.table, list(absent)) if absent else 0
     killpoints.reached("apply.removed")
     looked = index.decide(probes)
-    found, moved = _linked_copies(looked, probes, orphans, index.scheme.identity)
+    found, moved, relinked = _linked_copies(looked, probes, orphans, index.scheme.identity)
+    relinked, confirmed = index.obey(relinked)  # a reviewer may have split the copies
+    found.update(relinked)
+    confirmed |= looked.confirmed
     matches.forget_pairs(moved)
-    matches.write(((a, b, d) for (a, b), d in found.items()), looked.confirmed)
-    matched = _recheck(index, matches, found, probes, looked.confirmed)
+    matches.write(((a, b, d) for (a, b), d in found.items()), confirmed)
+    matched = _recheck(index, matches, found, probes, confirmed)
     _unlink(index, matches, linked, found)
     killpoints.reached("apply.written")
     return Applied(added, removed, matched)
@@ -131,11 +134,11 @@ def _copies_of(index: Incremental, matches: Matches, rows: Sequence, near_stored
 
 
 def _linked_copies(looked: Looked, probes: dict[Any, Any], orphans: list[tuple[int, set]],
-                   identity: Any) -> tuple[dict[tuple, Any], set[tuple]]:
-    """The pairs as the batch stores them (`looked.linked`, pairs.Similar.linked), and the
-    links to forget: those to a first row that a row of the batch now precedes. Copies whose
-    first row changed or went (`orphans`) are linked to the next."""
-    out, moved = dict(looked.linked), set()
+                   identity: Any) -> tuple[dict[tuple, Any], set[tuple], dict[tuple, Any]]:
+    """The pairs as the batch stores them (`looked.linked`, pairs.Similar.linked), the links
+    to forget (those to a first row that a row of the batch now precedes), and the links of
+    copies whose first row changed or went (`orphans`) to the next, reviewers not yet asked."""
+    out, moved, relinked = dict(looked.linked), set(), {}
     for members in looked.copies:
         stored = [m for m in members if m not in probes]  # the batch's rows were unlinked before filing
         if members[0] in probes and stored:
@@ -146,8 +149,8 @@ def _linked_copies(looked: Looked, probes: dict[Any, Any], orphans: list[tuple[i
         if not rest or _first(rest | mine) in mine:
             continue  # a row of the batch of this text is the first now, and linked them
         first = _first(rest | mine)
-        out.update(((m, first), 0) for m in rest if m != first)
-    return out, moved
+        relinked.update(((m, first), 0) for m in rest if m != first)
+    return out, moved, relinked
 
 
 def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], probes: dict[Any, Any],
