@@ -714,7 +714,8 @@ def serve(config: Config, host: str, port: int, behind_proxy: bool) -> None:
     def ready(url: str) -> None:
         click.echo(f"review console on {url} (Ctrl-C stops it)", err=True)
 
-    commands.serve(config, host=host, port=port, behind_proxy=behind_proxy, ready=ready)
+    commands.serve(config, host=host, port=port, behind_proxy=behind_proxy, ready=ready,
+                   warn=lambda said: click.echo(f"Warning: {said}", err=True))
 
 
 @main.group(context_settings={"help_option_names": ["-h", "--help"]})

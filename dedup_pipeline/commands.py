@@ -492,12 +492,15 @@ def explain(config: Config, first: Any, second: Any) -> Explanation:
     from .jobs.incremental import open_incremental
     from .sql.source import SqlSource
 
+    from .sql import decisions
+
     with SqlSource(config) as source:
         a, b = (_source_row(config, source, row_id) for row_id in (first, second))
         ids = (a[config.source.id_column], b[config.source.id_column])
         with open_incremental(config, source) as index:
             around = index.decide({row_id: index.probe(row) for row_id, row in zip(ids, (a, b))}).seen
-    return Explanation(ids, explain_pair(config, a, b, around))
+        decided = decisions.history(source, *ids)[-1:] if decisions.exists(source) else []
+    return Explanation(ids, explain_pair(config, a, b, around, decided[0] if decided else None))
 
 
 def check(config: Config, *, row_id: Any = None, text: str | None = None, mode: str = "all") -> Checked:
@@ -727,17 +730,20 @@ def reviewer_remove(config: Config, name: str) -> Any:
 
 
 def serve(config: Config, *, host: str = "127.0.0.1", port: int = 8765, behind_proxy: bool = False,
-          ready: Callable[[str], None] | None = None) -> None:
+          ready: Callable[[str], None] | None = None, warn: Callable[[str], None] = lambda said: None) -> None:
     """Serve the review console on host:port until interrupted; `behind_proxy`: reached
     through an HTTPS reverse proxy (Secure cookies, the client's address from X-Forwarded-For).
-    Refuses to start without the decisions' tables (`migrate`)."""
+    Refuses to start without the decisions' tables (`migrate`); `warn` is told when nobody
+    can sign in yet."""
     from .console.app import Settings, serve as run
     from .console.desk import Desk
     from .sql import reviewers
     from .sql.source import SqlSource
 
     with SqlSource(config) as source:
-        reviewers.every(source)  # the tables are there (else a SourceError saying to migrate)
+        if not reviewers.every(source):  # the tables are there (else a SourceError saying to migrate)
+            warn("no reviewer can sign in yet: add one with `dedup-pipeline reviewer add NAME` "
+                 "(the console need not stop)")
     run(Desk(config), host, port, Settings(secure=behind_proxy), behind_proxy=behind_proxy, ready=ready)
 
 

@@ -155,3 +155,21 @@ def test_negative_ids_are_arguments_without_a_double_dash(run, negative_ids):
 def test_an_unknown_option_of_explain_is_still_refused(run, negative_ids):
     result = run("explain", "-1", "-2", "--jsn")
     assert result.exit_code == 2 and "No such option '--jsn'" in result.output
+
+
+def test_a_pair_a_reviewer_decided_is_explained_with_the_decision_which_has_the_last_word(run):
+    a, b, _ = first_similar_pair("shingles")
+    assert run("migrate").exit_code == 0 and run("batch").exit_code == 0
+    assert run("decide", str(a), str(b), "--different", "--by", "王芳").exit_code == 0
+    explained = json.loads(run("explain", str(a), str(b), "--json").output)
+    assert explained["similar"] is False and explained["rule_similar"] is True
+    assert explained["decided"]["same"] is False and explained["decided"]["by"] == "王芳"
+    text = run("explain", str(a), str(b)).output
+    assert f"rows {a} and {b}: not similar" in text
+    assert "a reviewer decided different by 王芳" in text and "(the rule alone: similar)" in text
+
+
+def test_a_pair_nobody_decided_is_explained_by_the_rule_alone(run):
+    a, b, _ = first_similar_pair("shingles")
+    explained = json.loads(run("explain", str(a), str(b), "--json").output)
+    assert explained["decided"] is None and explained["similar"] is explained["rule_similar"] is True

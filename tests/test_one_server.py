@@ -59,9 +59,11 @@ class Console:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
         self.process = subprocess.Popen([sys.executable, "-m", "dedup_pipeline", "serve", "--port", "0",
                                          "--config", str(config_file)], stderr=subprocess.PIPE, text=True, env=env)
-        line = self.process.stderr.readline()
-        assert "review console on" in line, line
-        self.url = line.split("review console on ")[1].split()[0]
+        self.said = [self.process.stderr.readline()]
+        while "review console on" not in self.said[-1] and self.said[-1]:
+            self.said.append(self.process.stderr.readline())
+        assert "review console on" in self.said[-1], self.said
+        self.url = self.said[-1].split("review console on ")[1].split()[0]
 
     def login_page(self):
         with urllib.request.urlopen(f"{self.url}/login", timeout=30) as answer:
@@ -167,3 +169,23 @@ def test_a_second_batch_beside_a_running_one_is_refused_by_the_lease_as_on_a_mon
 def process_state(pid):
     with open(f"/proc/{pid}/stat") as stat:
         return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_serve_with_no_reviewer_says_how_to_add_one(one_server):
+    engine, config_file = one_server
+    console = Console(config_file)
+    try:
+        assert console.said[0].startswith("Warning: no reviewer can sign in yet")
+        assert "dedup-pipeline reviewer add NAME" in console.said[0]
+        assert console.login_page() == 200
+    finally:
+        assert console.stop() == 0
+    command_input = subprocess.run(
+        [sys.executable, "-m", "dedup_pipeline", "reviewer", "add", "wang", "--config", str(config_file)],
+        input="correct horse 1\n", capture_output=True, text=True, timeout=120)
+    assert command_input.returncode == 0, command_input.stderr
+    console = Console(config_file)
+    try:
+        assert not any("no reviewer" in line for line in console.said)
+    finally:
+        console.stop()

@@ -25,10 +25,13 @@ DIFF_CHARS = 5_000  # characters of each text diffed for display
 PRINTED_CHARS = 200  # characters of a value or a differing piece printed as text
 
 
-def explain_pair(config: Config, a: Row, b: Row, around: Mapping[Any, Any] | None = None) -> dict[str, Any]:
+def explain_pair(config: Config, a: Row, b: Row, around: Mapping[Any, Any] | None = None,
+                 reviewed: Any = None) -> dict[str, Any]:
     """Everything that decides the pair, as plain data (for text or JSON output): the verdict
     and reasons of the decision (decision.py) over the two rows and the stored rows `around`
-    them ({row id: probe}, as `Incremental.decide` reads them), and what it measured."""
+    them ({row id: probe}, as `Incremental.decide` reads them), what it measured, and the
+    reviewer's last decision of the pair (`reviewed`: a sql.decisions.Decision), which has
+    the last word while both rows are as decided (decision.obey)."""
     scheme = scheme_of(config)
     pa, pb = scheme.probes([a, b])
     ids = [a.get(config.source.id_column, "a"), b.get(config.source.id_column, "b")]
@@ -48,7 +51,19 @@ def explain_pair(config: Config, a: Row, b: Row, around: Mapping[Any, Any] | Non
            "needs_a_link": distance is not None and not evidence and scheme.links,
            # no key shared: compared only when a third row is paired with both
            "needs_a_third": distance is not None and not shared_keys and scheme.links}
+    out |= _decided(out["similar"], reviewed)
     return out | (_shingles(config, a, b, pa, pb) if config.shingles else _fingerprints(config, a, b, pa, pb))
+
+
+def _decided(rule: bool, decided: Any) -> dict[str, Any]:
+    """`similar` as reviewers decided it, the rule's own answer (`rule_similar`), and the
+    decision (same, by, at, stale: a row changed since, so the rule decides again)."""
+    if decided is None:
+        return {"rule_similar": rule, "decided": None}
+    same = decided.verdict == "same"
+    return {"similar": rule if decided.stale else same, "rule_similar": rule,
+            "decided": {"same": same, "by": decided.reviewer, "at": decided.decided_at, "note": decided.note,
+                        "stale": decided.stale}}
 
 
 def _evidence(bits: int) -> list[str]:
@@ -120,9 +135,10 @@ def render(explained: dict[str, Any], ids: tuple[Any, Any]) -> str:
     """The explanation as lines of text for a terminal."""
     a, b = ids
     e = explained
+    reviewed = e["decided"] is not None and not e["decided"]["stale"]
     verdict = ("similar" if e["similar"] else "similar when a third row links them"
-               if e["needs_a_third"] or e["needs_a_link"] else "not similar")
-    lines = [f"rows {a} and {b}: {verdict} (scheme {e['scheme']}, distance {e['distance']})",
+               if (e["needs_a_third"] or e["needs_a_link"]) and not reviewed else "not similar")
+    lines = [f"rows {a} and {b}: {verdict} (scheme {e['scheme']}, distance {e['distance']})" + _by_reviewer(e),
              f"  decided over them and {e['rows_around']:,} stored row(s) around them: "
              + ("copies, the same text" if e["copies"] else ", ".join(e["evidence"]) or "no evidence of their own")
              + (f"; linked by row {e['linked_by']}, which matches one by submitter and the other as written"
@@ -221,6 +237,17 @@ def _filed_sketch(config: Config, row: Row, probe: Any, keys: list[int], details
         for entry, f in zip(out["submitters"], submitters):
             entry["value"] = value_text(row.get(f.name), f)
     return out
+
+
+def _by_reviewer(e: dict[str, Any]) -> str:
+    """What a reviewer decided of the pair, on the verdict's line."""
+    d = e["decided"]
+    if d is None:
+        return ""
+    said = f"{'the same' if d['same'] else 'different'} by {d['by']}" + (f" on {d['at']:%Y-%m-%d}" if d["at"] else "")
+    if d["stale"]:
+        return f"; a reviewer decided {said}, but a row changed since: the rule decides"
+    return f": a reviewer decided {said} (the rule alone: {'similar' if e['rule_similar'] else 'not similar'})"
 
 
 def render_filed(entry: dict[str, Any], label: Any = None) -> str:
