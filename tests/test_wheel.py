@@ -53,11 +53,17 @@ def offline_env() -> dict[str, str]:
     return {k: v for k, v in clean_env().items() if not k.startswith("PIP_")} | {"PIP_CONFIG_FILE": os.devnull}
 
 
-def dependency_dirs(venv_path: list[str]) -> list[str]:
+def dependency_dirs(venv_path: list[str], path: list[str] | None = None, root: Path = ROOT,
+                    prefix: str = sys.prefix) -> list[str]:
     """Where the Python running the tests finds the wheel's dependencies: its sys.path
-    folders, less those the venv has already (the standard library) and the checkout's."""
-    return [p for p in sys.path if p and os.path.isdir(p) and p not in venv_path
-            and not Path(p).resolve().is_relative_to(ROOT)]
+    folders, less those the venv has already (the standard library) and the checkout's own;
+    a venv made inside the checkout (`.venv`) is the running Python's, not the checkout's."""
+    def checkouts(p: str) -> bool:
+        where = Path(p).resolve()
+        return where.is_relative_to(root) and not where.is_relative_to(Path(prefix).resolve())
+
+    return [p for p in (sys.path if path is None else path) if p and os.path.isdir(p) and p not in venv_path
+            and not checkouts(p)]
 
 
 def files(folder: Path) -> set[str]:
@@ -163,3 +169,14 @@ def test_an_offline_install_from_a_wheelhouse_batches_the_sample_without_spark_o
     assert f"rows fingerprinted: {sample_rows(installed):,}" in result.stdout and "groups:" in result.stdout
     found = offline.run(work, "python", "-c", FOUND, *SERVER_MODULES, *LEFT_OUT)
     assert found.stdout.split() == ["True"] * len(SERVER_MODULES) + ["False"] * len(LEFT_OUT), found.stderr
+
+
+def test_a_venv_inside_the_checkout_lends_its_packages_but_the_checkout_lends_none(tmp_path):
+    """`python3 -m venv .venv` in the clone, as the README says one may: its site-packages
+    hold the dependencies; the checkout itself must not shadow the wheel."""
+    root, site = tmp_path / "clone", tmp_path / "clone" / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (root / "dedup_pipeline").mkdir()
+    found = dependency_dirs([], [str(root), str(site), str(tmp_path)], root=root, prefix=str(root / ".venv"))
+    assert found == [str(site), str(tmp_path)]
+    assert dependency_dirs([], [str(root), str(site)], root=root, prefix=str(tmp_path / "elsewhere")) == []
