@@ -5,6 +5,7 @@ a clean message and exit code at the edge (with_config)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import itertools
 import json
@@ -70,9 +71,10 @@ def load_config(path: str | None) -> Config:
 
 
 def _os_error(error: OSError) -> str:
-    """A filesystem error as one line: what failed, and on which file."""
+    """A filesystem error as one line: what failed, and on which file (a full disk: what to do)."""
     where = f"{error.filename}: " if error.filename else ""
-    return f"{where}{error.strerror or error}"
+    full = "; the disk is full: free space on it, then run the command again" if error.errno == errno.ENOSPC else ""
+    return f"{where}{error.strerror or error}{full}"
 
 
 def _from_a_driver(error: Exception) -> bool:
@@ -157,6 +159,11 @@ def _print_batch(config: Config, batch: commands.Batch) -> None:
                    f"{result.sketched:,}; decided again (around a change): {result.decided:,}")
     click.echo(f"rows fingerprinted: {result.rows:,} (written to the store since the last batch: "
                f"{result.added:,} new, {result.changed:,} changed, {result.removed:,} removed)")
+    left_out = getattr(result, "left_out", [])
+    if left_out:
+        from .jobs.stages import LEFT_OUT_NAMED
+
+        click.echo(commands.left_out_said(len(left_out), left_out[:LEFT_OUT_NAMED]))
     click.echo(f"similar pairs ({_similar_means(config)}): {len(result.pairs[0]):,}")
     if result.copies:
         click.echo(f"copies: {result.copies:,} rows have the text of an earlier row, and are paired with "
@@ -319,7 +326,8 @@ def _print_status(config: Config, found: commands.Status, as_json: bool) -> None
     else:
         for part, mark, text in _status_lines(config, found):
             click.echo(f"{part:<10} {mark:<5}  {text}")
-        click.echo("healthy" if found.healthy else
+        warned = f" (warnings: {', '.join(found.warnings)}, above)" if found.warnings else ""
+        click.echo(f"healthy{warned}" if found.healthy else
                    "unhealthy: " + "; ".join(f"{part}: {problem}" for part, problem in found.problems.items()))
     click.get_current_context().exit(EXIT_OK if found.healthy else EXIT_ERROR)
 
@@ -327,7 +335,8 @@ def _print_status(config: Config, found: commands.Status, as_json: bool) -> None
 def _status_lines(config: Config, found: commands.Status) -> Iterator[tuple[str, str, str]]:
     """(part, OK / ALERT / - where no threshold applies, its figures) of each part."""
     def mark(part: str) -> str:
-        return "ALERT" if part in found.problems else "-" if part in found.unread else "OK"
+        return ("ALERT" if part in found.problems else "-" if part in found.unread
+                else "WARN" if part in found.warnings else "OK")
 
     store, unread = found.store, found.unread
     live = store.live if store else None
@@ -340,6 +349,8 @@ def _status_lines(config: Config, found: commands.Status) -> Iterator[tuple[str,
         batch = (f"live since {_local(live.live_since)} ({found.batch_age_hours:,.1f} h ago; at most "
                  f"{found.batch_max_age_hours:g} h): {live.rows:,} rows, {live.pairs:,} pairs, "
                  f"{live.groups:,} groups{took} (run {live.run})")
+        if "batch" in found.warnings:
+            batch += f"; {found.warnings['batch']}"
     if store and store.building_since:
         batch += f"; a batch building since {_local(store.building_since)}"
     yield "batch", mark("batch"), batch
@@ -428,6 +439,10 @@ def _print_migration(config: Config, migration: commands.Migration) -> None:
         click.echo(migration.sql, nl=False)
         return
     where = f"{config.source.table!r} in {_short_url(config)}"
+    if migration.down and migration.kept:
+        click.echo(f"removed the dedup triggers on {where} and its rows in the dedup tables, which stay for "
+                   f"{', '.join(migration.kept)}")
+        return
     if migration.down:
         click.echo(f"removed the dedup triggers on {where}, dedup_outbox, the binlog position tables and dedup_match")
         return

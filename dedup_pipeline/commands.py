@@ -17,7 +17,7 @@ import functools
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, NamedTuple, Sequence
 
 from .errors import DedupError, InputError, UsageError
 
@@ -222,14 +222,16 @@ class Configuration:
 
 def configuration(config: Config, *, check: bool = False) -> Configuration:
     """The effective configuration; with `check`, the configured table is read (its id
-    column and every field) and its rows counted, and for `watch --from binlog` the server's
-    settings and the account's grants checked (a BinlogError says in one line what is missing)."""
+    column and every field; a view's ids unique in its rows now) and its rows counted, and for
+    `watch --from binlog` the server's settings and the account's grants checked (a
+    BinlogError says in one line what is missing)."""
     shown = Configuration({"config_file": config.path, **config.masked()})
     if not check:
         return shown
     from .sql.source import SqlSource
 
     with _carrying(shown), SqlSource(config) as source:
+        source.check_ids()
         shown = dataclasses.replace(shown, rows=source.count())
     if config.watch.changes == "binlog":
         from .jobs.binlog import check
@@ -245,7 +247,8 @@ class Status:
     changes `watch` has not processed (`backlog` of the outbox, or the binary log's `lag`, as
     `[watch] changes` says), the review queue's open items and the decisions made today (None
     where not read); `unread`: {part: why it could not be read}; `problems`: {part: what is
-    wrong}, by the thresholds of `[status]`. Parts: store, batch, changes, queue, decisions."""
+    wrong}, by the thresholds of `[status]`; `warnings`: {part: what needs a look though the
+    pipeline runs} (rows the live batch left out). Parts: store, batch, changes, queue, decisions."""
 
     checked_at: dt.datetime  # UTC
     changes: str  # [watch] changes: "triggers" or "binlog"
@@ -258,6 +261,7 @@ class Status:
     decided_today: int | None = None
     unread: dict[str, str] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)
+    warnings: dict[str, str] = field(default_factory=dict)
 
     @property
     def healthy(self) -> bool:
@@ -278,11 +282,13 @@ class Status:
         return {
             "healthy": self.healthy,
             "problems": [f"{part}: {problem}" for part, problem in self.problems.items()],
+            "warnings": [f"{part}: {warning}" for part, warning in self.warnings.items()],
             "checked_at": self.checked_at.isoformat(),
             "batch": {"run": live and live.run, "live_since": live and iso(live.live_since),
                       "age_hours": _rounded(self.batch_age_hours), "rows": live and live.rows,
                       "pairs": live and live.pairs, "groups": live and live.groups,
-                      "seconds": live and _rounded(live.seconds),
+                      "seconds": live and _rounded(live.seconds), "left_out": live and live.left_out,
+                      "left_out_first": live and [list(row) for row in live.left_out_first],
                       "building_since": store and iso(store.building_since),
                       "max_age_hours": self.batch_max_age_hours, "ok": self._ok("batch"),
                       "error": self.unread.get("batch")},
@@ -347,8 +353,16 @@ def status(config: Config) -> Status:
 
 
 def _judge_batch(found: Status) -> None:
+    """A problem: no batch live, or one too old. A warning, not a problem: rows the live batch
+    left out (their values cannot be read as text): the pipeline runs, every other row has
+    its pairs, and only a correction of the rows in the table (or of [fields] encoding)
+    brings them in; unhealthy would page the operator each night until the table's owner
+    acts. A monitor that wants to alert on them reads `batch.left_out` of `--json`."""
     if found.store is None:
         return
+    live = found.store.live
+    if live is not None and live.left_out:
+        found.warnings["batch"] = left_out_said(live.left_out, live.left_out_first)
     age = found.batch_age_hours
     if found.store.live is None:
         found.problems["batch"] = "no batch has gone live yet: run `dedup-pipeline batch`"
@@ -356,6 +370,16 @@ def _judge_batch(found: Status) -> None:
         found.problems["batch"] = (f"the live batch went live {age:,.1f} h ago, more than [status] batch_max_age_hours "
                                    f"= {found.batch_max_age_hours:g}: has the scheduled `dedup-pipeline batch` "
                                    f"stopped running?")
+
+
+def left_out_said(count: int, first: Iterable[Sequence]) -> str:
+    """The rows a batch left out, in a line: how many, the first of them as (row, column, why)."""
+    first = list(first)
+    them = "it" if count == 1 else "them"
+    named = "; ".join(f"row {row!r}, column {column}: {why}" for row, column, why in first)
+    more = f"; and {count - len(first):,} more" if count > len(first) else ""
+    return (f"{count:,} row{'' if count == 1 else 's'} left out, a value not readable as text ({named}{more}); "
+            f"correct {them} in the table (or [fields] encoding) and the next batch reads {them}")
 
 
 def _read_source(config: Config, found: Status) -> None:
@@ -446,11 +470,13 @@ def _judge_lag(config: Config, found: Status, lag: Lag | None) -> None:
 @dataclass
 class Migration:
     """What `migrate` did: the SQL for a DBA (`sql`, nothing applied), else applied the
-    upgrade or the `down`grade, and ensured MongoDB's indexes at `indexes`."""
+    upgrade or the `down`grade (`kept`: only the configured table's part, the rest being
+    the other tables' named there), and ensured MongoDB's indexes at `indexes`."""
 
     down: bool = False
     sql: str | None = None
     indexes: str | None = None
+    kept: tuple[str, ...] = ()
 
 
 def migrate(config: Config, *, sql: bool = False, down: bool = False) -> Migration:
@@ -469,8 +495,7 @@ def migrate(config: Config, *, sql: bool = False, down: bool = False) -> Migrati
             return Migration(sql=setup_sql(config) + migrations.upgrade_sql(config))
         return Migration(sql=migrations.upgrade_sql(config))
     if down:
-        migrations.downgrade(config)
-        return Migration(down)
+        return Migration(down, kept=tuple(sorted(migrations.downgrade(config))))
     migrations.upgrade(config)
     with _carrying(Migration()):
         return Migration(indexes=migrations.ensure_store_indexes(config))
@@ -611,9 +636,7 @@ def decide_group(config: Config, rows: list, *, same: bool, by: str, note: str |
 
 def _follow(source: Any, made: list) -> None:
     """dedup_match as these decisions have it: a pair decided different gone, one decided
-    the same there, confirmed."""
-    import sqlalchemy as sa
-
+    the same there, confirmed (the configured table's pairs alone)."""
     from .core.decision import NOT_MEASURED
     from .sql import matchtable
 
@@ -621,10 +644,9 @@ def _follow(source: Any, made: list) -> None:
         table = matchtable.reflect(conn)
         if table is None:
             return
-        matches = matchtable.SqlMatches(conn, table, matchtable.BATCH)
+        matches = matchtable.SqlMatches(conn, table, matchtable.BATCH, source.config.source.table)
         matches.forget_pairs([d.pair for d in made if d.verdict == "different"])
-        held = {(a, b): x for a, b, x in conn.execute(sa.select(table.c.row_id, table.c.similar_id, table.c.distance)
-                                                       .where(table.c.row_id.in_([d.row_id for d in made])))}
+        held = matches.distances([d.row_id for d in made])
         same = [(d.row_id, d.other_id, held.get(d.pair, NOT_MEASURED)) for d in made if d.verdict == "same"]
         matches.write(same, frozenset((a, b) for a, b, _ in same))
 

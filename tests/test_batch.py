@@ -43,7 +43,7 @@ def config(mysql_url, mongo_uri, mongo_db):
 
 def writer(config, mongo_db):
     """An incremental writer of its own, as a `watch` worker would be."""
-    return Incremental(MongoStore(mongo_db), config)
+    return Incremental(MongoStore(mongo_db, table="petition"), config)
 
 
 def similar_to_row_1(index, texts):
@@ -108,12 +108,12 @@ def test_run_batch_holds_the_batch_lease_so_a_second_one_at_once_is_refused(conf
         started.set()
         release.wait(60)
 
-    first = threading.Thread(target=run_batch, args=(config, MongoStore(mongo_db), held, 1))
+    first = threading.Thread(target=run_batch, args=(config, MongoStore(mongo_db, table="petition"), held, 1))
     first.start()
     try:
         assert started.wait(60)
         with pytest.raises(LockHeld):
-            run_batch(config, MongoStore(mongo_db), processes=1)
+            run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     finally:
         release.set()
         first.join()
@@ -122,7 +122,7 @@ def test_run_batch_holds_the_batch_lease_so_a_second_one_at_once_is_refused(conf
 def test_run_batch_replaces_dedup_match_with_every_pair_both_ways(config, table, mongo_db):
     engine, petition, texts = table
     migrate.upgrade(config)
-    result = run_batch(config, MongoStore(mongo_db), processes=1)
+    result = run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     with engine.begin() as conn:
         written = conn.execute(sa.text("SELECT row_id, similar_id FROM dedup_match WHERE source = 'batch'")).all()
     assert result.dedup_match == len(written) == 2 * len(result.pairs[0]) and (1, 2) in written
@@ -133,5 +133,5 @@ def test_a_table_where_no_row_has_text_is_batched_with_no_pairs(config, table, m
     engine, petition, _ = table
     with engine.begin() as conn:
         conn.execute(petition.update().values(content=text))
-    result = run_batch(config, MongoStore(mongo_db), processes=1)
+    result = run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     assert result.rows == ROWS and len(result.pairs[0]) == 0 and result.groups == []

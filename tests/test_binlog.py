@@ -394,6 +394,28 @@ def test_mariadb_restarted_under_a_running_worker_is_waited_out_and_reading_resu
     assert_agrees(petition, config, mongo_db)
 
 
+def test_a_table_id_another_table_takes_after_restarts_is_read_as_that_table_not_the_followed_one(
+        mariadb_binlog, petition, config, config_file, mongo_db):
+    sql(petition, "CREATE TABLE other (id BIGINT PRIMARY KEY, note TEXT)")  # its rows misread as petition's: a crash
+    sql(petition, "INSERT INTO other VALUES (1, 'short')")
+    set_up(petition, config, petition_rows(20))
+    restarted(mariadb_binlog, petition)
+    sql(petition, "UPDATE petition SET content = CONCAT(content, '！') WHERE id = 3")  # takes a table id
+    restarted(mariadb_binlog, petition)
+    sql(petition, f"UPDATE other SET note = '{'长' * 3000}' WHERE id = 1")  # takes the same id, now other's
+    sql(petition, "UPDATE petition p, petition q SET p.content = q.content WHERE p.id = 2 AND q.id = 1")
+    result = cli("watch", "--once", "--from", "binlog", "--config", str(config_file))
+    assert result.exit_code == 0, result.output
+    assert (1, 2) in stored_pairs(petition)
+    assert_agrees(petition, config, mongo_db)
+
+
+def restarted(server, engine):
+    """The server stopped cleanly and started again (it logs on in a new file; table ids start again)."""
+    server.restart()
+    engine.dispose()  # the connections died with the server
+
+
 def test_two_workers_at_once_take_turns_and_end_as_one_would(petition, config, config_file, mongo_db):
     set_up(petition, config, petition_rows(20))
     workers = [WorkerProcess(config_file, "--from", "binlog", "--batch-size", "10") for _ in range(2)]
@@ -495,6 +517,21 @@ def test_config_check_names_every_missing_grant_in_one_line(mariadb_binlog, peti
         assert "ok: the binary log is row-based with full row images, the account may read it" in result.output
     finally:
         mariadb_binlog.execute("DROP USER 'reader'@'%'")
+
+
+@pytest.mark.parametrize("command", [["migrate"], ["config", "--check"]], ids=["migrate", "config-check"])
+def test_a_view_is_refused_on_the_binary_log_path_naming_the_table_to_follow(petition, mongo_uri, mongo_db,
+                                                                           tmp_path, command):
+    sql(petition, "CREATE VIEW open_petition AS SELECT * FROM petition")
+    config_file = written(binlog_config(url_of(petition), mongo_uri, mongo_db.name), tmp_path / "dedup.toml")
+    config_file.write_text(config_file.read_text().replace('table = "petition"', 'table = "open_petition"'))
+    result = cli(*command, "--from", "binlog", "--config", str(config_file))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert result.stderr.rstrip().endswith(
+        "[source] table 'open_petition' is a view, and the binary log holds the changes of tables, never of a view, "
+        "so `watch --from binlog` would see none of them; follow the table it reads instead (set [source] table "
+        "and id_column to it)")
+    assert not [name for name in sa.inspect(petition).get_table_names() if name.startswith("dedup_")]
 
 
 def test_migrate_from_binlog_sql_shows_the_settings_the_grants_and_tables_without_a_trigger(config_file):

@@ -5,8 +5,10 @@ holds the id."""
 
 import pytest
 
+from dedup_pipeline.config import following, parse_config
 from dedup_pipeline.jobs.binlog import Done, Transactions
-from dedup_pipeline.sql.binlog import Position, Settings, unreadable
+from dedup_pipeline.sql import binlogstream
+from dedup_pipeline.sql.binlog import BinlogError, Position, Settings, unreadable
 from dedup_pipeline.sql.binlogstream import Begin, Commit, IdColumn, LayoutError, Moved, Rows, Statement, touches
 
 START, A, B, C = (Position("binlog.000007", n) for n in (4, 100, 200, 300))
@@ -120,3 +122,12 @@ def test_without_names_the_id_is_read_by_its_position_in_the_table():
 def test_without_names_a_row_laid_out_otherwise_than_the_table_is_refused(values, logged):
     with pytest.raises(LayoutError, match="the table was altered after this point of the log"):
         ID.value(values, logged)
+
+
+def test_a_mysql_replication_of_another_series_than_the_one_reached_into_is_refused_in_one_line(monkeypatch):
+    monkeypatch.setattr(binlogstream.metadata, "version", lambda name: "1.1.0")
+    config = following(parse_config({"source": {"url": "mysql+pymysql://dedup@127.0.0.1:9/db", "table": "petition"},
+                                     "fields": {"content": "long"}}, {}), "binlog")
+    with pytest.raises(BinlogError, match=r"^mysql-replication 1\.1\.0 is installed, but `--from binlog` is written "
+                                          r"for its 1\.0\.x releases: pip install 'mysql-replication>=1\.0\.9,<1\.1'$"):
+        binlogstream.Stream(config, START, ID, blocking=False)

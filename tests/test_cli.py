@@ -171,7 +171,7 @@ def test_batch_refuses_to_overlap_a_running_batch(run):
     run("batch")  # creates the store
     until = dt.datetime(2030, 1, 1)
     with open_store(load_config(env={})) as store:
-        store.db.locks.insert_one({"_id": "batch", "holder": "other:1", "since": until, "expires_at": until})
+        store.db.locks.insert_one({"_id": "batch:petition", "holder": "other:1", "since": until, "expires_at": until})
     result = CliRunner().invoke(main, ["batch"])
     assert result.exit_code == 1 and "another batch is running (other:1" in result.output
 

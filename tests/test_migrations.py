@@ -67,7 +67,7 @@ def test_upgrade_creates_the_outbox_triggers_and_match_table(petition):
     inspector = sa.inspect(petition)
     assert {ix["name"] for ix in inspector.get_indexes("dedup_outbox")} >= {"ix_dedup_outbox_pending",
                                                                             "ix_dedup_outbox_row_id"}
-    assert inspector.get_pk_constraint("dedup_match")["constrained_columns"] == ["row_id", "similar_id"]
+    assert inspector.get_pk_constraint("dedup_match")["constrained_columns"] == ["row_id", "similar_id", "source_table"]
     assert {ix["name"] for ix in inspector.get_indexes("dedup_match")} >= {"ix_dedup_match_similar_id"}
     with petition.connect() as conn:
         triggers = conn.execute(sa.text("SELECT trigger_name, event_manipulation FROM information_schema.triggers "
@@ -85,10 +85,10 @@ def test_inserts_updates_and_deletes_enqueue_their_row_ids(petition):
     assert pending == len(EXPECTED_OPS)
 
 
-def write_config(path, url, mongo_db):
-    """A configuration file for the petition table and a test MongoDB database."""
+def write_config(path, url, mongo_db, table="petition"):
+    """A configuration file for the petition table (or `table`) and a test MongoDB database."""
     mongo_uri = f"mongodb://{mongo_db.client.address[0]}:{mongo_db.client.address[1]}/"
-    path.write_text(f'[source]\nurl = "{url}"\ntable = "petition"\n[fields]\ntitle = "short"\n'
+    path.write_text(f'[source]\nurl = "{url}"\ntable = "{table}"\n[fields]\ntitle = "short"\n'
                     f'content = "long"\n[store]\nmongo_uri = "{mongo_uri}"\ndatabase = "{mongo_db.name}"\n',
                     encoding="utf-8")
     return path
@@ -117,6 +117,18 @@ def test_downgrade_removes_everything_and_upgrade_works_again_through_the_cli(pe
         conn.execute(sa.text("DELETE FROM petition WHERE id = 7"))
     assert run().exit_code == 0
     assert change_rows(petition) == EXPECTED_OPS
+
+
+def test_a_view_is_refused_in_one_line_before_anything_is_made_so_a_second_run_says_the_same(
+        petition, tmp_path, mongo_db):
+    with petition.begin() as conn:
+        conn.execute(sa.text("CREATE VIEW open_petition AS SELECT id, title, content FROM petition"))
+    config = write_config(tmp_path / "c.toml", url_of(petition), mongo_db, table="open_petition")
+    runs = [CliRunner().invoke(main, ["migrate", "--config", str(config)]) for _ in range(2)]
+    assert [run.exit_code for run in runs] == [2, 2], runs[1].output
+    assert runs[0].stderr == runs[1].stderr and runs[0].stderr.count("\n") == 1
+    assert "[source] table 'open_petition' is a view, and triggers go on tables" in runs[0].stderr
+    assert tables(petition) == {"petition"} and triggers_on(petition) == 0
 
 
 def test_a_missing_column_is_a_clear_error_and_nothing_is_written(petition):
@@ -184,7 +196,7 @@ def test_a_database_on_the_triggers_takes_the_binlog_branch_beside_them_and_down
     assert tables(petition) == {"petition"} | OURS | BINLOG_TABLES and triggers_on(petition) == 3
     with petition.connect() as conn:
         versions = {r[0] for r in conn.execute(sa.text(f"SELECT version_num FROM {migrate.VERSION_TABLE}"))}
-    assert versions == {"0001", "0002", "0003"}
+    assert versions == {"0005", "0002", "0004"}
     migrate.downgrade(binlog_config(url_of(petition)))
     assert tables(petition) == {"petition"} and triggers_on(petition) == 0
 
@@ -212,7 +224,7 @@ def test_the_sql_for_a_dba_applied_by_hand_makes_what_migrate_makes_and_its_down
     raw = sqlite3.connect(tmp_path / "p.db")
     raw.executescript(migrate.upgrade_sql(config))
     assert tables(engine) == {"petition"} | OURS
-    assert {r[0] for r in raw.execute(f"SELECT version_num FROM {migrate.VERSION_TABLE}")} == {"0001", "0003"}
+    assert {r[0] for r in raw.execute(f"SELECT version_num FROM {migrate.VERSION_TABLE}")} == {"0005", "0004"}
     assert "status" in {c["name"] for c in sa.inspect(engine).get_columns("dedup_match")}
     raw.executescript(migrate.downgrade_sql(config))
     assert tables(engine) == {"petition"}

@@ -24,7 +24,7 @@ CONFIG = ('[source]\nurl = "sqlite:///p.db"\ntable = "petition"\n[fields]\ntitle
 def petitions(path, id_type=""):
     """p.db in `path`: a petition table whose id column is `id_type` (none: any value)."""
     with sqlite3.connect(path / "p.db") as db:
-        db.execute(f"CREATE TABLE petition (id {id_type}, title TEXT, content TEXT)")
+        db.execute(f"CREATE TABLE petition (id {id_type} PRIMARY KEY, title TEXT, content TEXT)")
         db.executemany("INSERT INTO petition VALUES (?, ?, ?)", ROWS)
     db.close()
     (path / "dedup.toml").write_text(CONFIG, encoding="utf-8")

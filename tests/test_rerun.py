@@ -27,7 +27,7 @@ def what_is_stored(config, db, engine):
     """The row documents (what a check reads), the live pairs and dedup_match."""
     rows = {d["row"]: (d["content"], d["fingerprint"], d["keys"], d.get("sketch"))
             for d in db.rows.find({"table": config.source.table})}
-    pairs = sorted(results.read_matches(db, results.pointer(db)["run"]))
+    pairs = sorted(results.read_matches(db, results.pointer(db, "petition")["run"]))
     matches = sorted(map(tuple, sql(engine, "SELECT row_id, similar_id, distance FROM dedup_match")))
     return rows, pairs, matches
 
@@ -37,7 +37,7 @@ def clean_batch(config, mongo_client, engine):
     name = f"{config.store.database}_clean"
     clean = config_of(config.source.url, config.store.mongo_uri, name)
     try:
-        run_batch(clean, MongoStore(mongo_client[name]), processes=1)
+        run_batch(clean, MongoStore(mongo_client[name], table="petition"), processes=1)
         return what_is_stored(clean, mongo_client[name], engine)
     finally:
         mongo_client.drop_database(name)
@@ -47,7 +47,7 @@ def add(config, db, *ids):
     """`add --id` of these rows, as the table has them now."""
     with SqlSource(config) as source:
         rows = source.rows_by_id(list(ids))
-    index = Incremental(MongoStore(db), config)
+    index = Incremental(MongoStore(db, table="petition"), config)
     for row in rows:
         index.add(row["id"], row)
 
@@ -55,10 +55,10 @@ def add(config, db, *ids):
 def start(kind, config, mongo_db):
     """The store's first filing of the table: a batch, `add --all`, or `watch` draining it."""
     if kind == "batch":
-        run_batch(config, MongoStore(mongo_db), processes=1)
+        run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     elif kind == "add --all":
         with SqlSource(config) as source:
-            Incremental(MongoStore(mongo_db), config).add_many(
+            Incremental(MongoStore(mongo_db, table="petition"), config).add_many(
                 (row["id"], row) for chunk in source.rows() for row in chunk)
     else:
         drain(config)
@@ -73,7 +73,7 @@ def test_after_any_start_and_rows_filed_by_add_the_next_batch_stores_what_a_clea
     add(config, mongo_db, 9001)
     sql(petition, "DELETE FROM petition WHERE id = 9001")  # filed by add, then deleted
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     sql(petition, f"UPDATE petition SET content = '{TEXT_N}' WHERE id = 5")
     add(config, mongo_db, 5)
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")  # reverted, as the batch filed it
@@ -81,24 +81,24 @@ def test_after_any_start_and_rows_filed_by_add_the_next_batch_stores_what_a_clea
     drain(config)
     insert(petition, copy_sets(1)[:1])  # ...and back as it was, the worker not told
     sql(petition, "DELETE FROM dedup_outbox WHERE done_at IS NULL")
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
 
 
 def test_a_check_after_the_next_batch_finds_a_row_as_the_table_has_it_whoever_filed_it(
         petition, config, mongo_db):
     insert(petition, petition_rows(40))
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     insert(petition, [{**petition_rows(1)[0], "id": 9001, "content": TEXT_N}])
     add(config, mongo_db, 9001)
     sql(petition, "DELETE FROM petition WHERE id = 9001")
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     sql(petition, f"UPDATE petition SET content = '{TEXT_N}' WHERE id = 5")
     add(config, mongo_db, 5)
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
-    run_batch(config, MongoStore(mongo_db), processes=1)
-    index = Incremental(MongoStore(mongo_db), config)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
+    index = Incremental(MongoStore(mongo_db, table="petition"), config)
     assert [m.row for m in index.check(TEXT_O)] == [5]
     assert [m.row for m in index.check(TEXT_N)] == []
 
@@ -111,39 +111,39 @@ BATCH_KILL_POINTS = ["batch.filed", "batch.results", "batch.removed", "batch.swi
 def test_a_batch_killed_at_any_write_point_then_run_again_stores_what_a_clean_batch_would(
         petition, config, config_file, mongo_db, mongo_client, point, how):
     insert(petition, petition_rows(60) + copy_sets(3))
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     sql(petition, "DELETE FROM petition WHERE id IN (3, 1000, 10004)")
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id IN (5, 1010)")
     insert(petition, [{**petition_rows(1)[0], "id": 9001, "content": TEXT_N}])
     killed_batch(config_file, point, *how)
     sql(petition, "DELETE FROM petition WHERE id = 9001")  # gone before the batch runs again
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
 
 
 def test_a_re_run_killed_after_filing_leaves_its_rows_to_the_next_even_where_the_table_went_back(
         petition, config, config_file, mongo_db, mongo_client):
     insert(petition, petition_rows(60) + copy_sets(3))
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     (before,), = sql(petition, "SELECT content FROM petition WHERE id = 5")
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
     killed_batch(config_file, "batch.filed")
     sql(petition, "UPDATE petition SET content = :before WHERE id = 5", before=before)  # as the last night read it
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
 
 
 def test_a_re_run_reads_once_the_rows_an_older_version_left_fresh_and_its_state_holds_them_after(
         petition, config, mongo_db):
     insert(petition, petition_rows(40))
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     sql(petition, f"UPDATE petition SET content = '{TEXT_O}' WHERE id = 5")
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     mongo_db.rows.update_many({"fresh": "batched"}, {"$set": {"fresh.$": "fresh"}})  # as version 2 filed it
-    assert MongoStore(mongo_db).since(config.source.table, batched=False).rows == {5: ANY}
-    run_batch(config, MongoStore(mongo_db), processes=1)
-    assert MongoStore(mongo_db).since(config.source.table, batched=False).rows == {}
-    assert [m.row for m in Incremental(MongoStore(mongo_db), config).check(TEXT_O)] == [5]
+    assert MongoStore(mongo_db, table="petition").since(config.source.table, batched=False).rows == {5: ANY}
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
+    assert MongoStore(mongo_db, table="petition").since(config.source.table, batched=False).rows == {}
+    assert [m.row for m in Incremental(MongoStore(mongo_db, table="petition"), config).check(TEXT_O)] == [5]
 
 
 def killed_batch(config_file, point, *how):
@@ -160,11 +160,11 @@ def _env(extra):
 
 def test_a_re_run_does_not_remove_again_the_rows_an_earlier_night_removed(petition, config, mongo_db, mongo_client):
     insert(petition, petition_rows(40))
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     sql(petition, "DELETE FROM petition WHERE id IN (3, 4)")
-    assert run_batch(config, MongoStore(mongo_db), processes=1).removed == 2
+    assert run_batch(config, MongoStore(mongo_db, table="petition"), processes=1).removed == 2
     sql(petition, "DELETE FROM petition WHERE id = 5")
-    night = run_batch(config, MongoStore(mongo_db), processes=1)
+    night = run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     assert night.removed == 1
     assert sorted((d["row"], d["n"]) for d in mongo_db.removed.find()) == [(3, 1), (4, 1), (5, 1)]
     assert what_is_stored(config, mongo_db, petition) == clean_batch(config, mongo_client, petition)
@@ -174,10 +174,10 @@ def test_a_re_run_does_not_remove_again_the_rows_an_earlier_night_removed(petiti
 def test_a_batch_does_not_replay_its_own_removals_and_the_next_full_one_clears_their_log(
         petition, config, mongo_db, full):
     insert(petition, petition_rows(40))
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     sql(petition, "DELETE FROM petition WHERE id IN (3, 4)")
-    removing = run_batch(config, MongoStore(mongo_db), processes=1, full=full)
+    removing = run_batch(config, MongoStore(mongo_db, table="petition"), processes=1, full=full)
     assert removing.removed == 2 and removing.replayed == 0
     assert sorted((d["row"], d["n"]) for d in mongo_db.removed.find()) == [(3, 1), (4, 1)]
-    run_batch(config, MongoStore(mongo_db), processes=1, full=True)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1, full=True)
     assert list(mongo_db.removed.find()) == []

@@ -31,7 +31,7 @@ def config_of(folder: Path, scheme: str = "shingles"):
 def write(folder: Path, table: dict) -> None:
     """The table as it is now, in SQLite."""
     with sqlite3.connect(folder / "petition.sqlite") as db:
-        db.execute(f"CREATE TABLE IF NOT EXISTS petition ({', '.join(COLUMNS)})")
+        db.execute(f"CREATE TABLE IF NOT EXISTS petition ({', '.join(COLUMNS)}, PRIMARY KEY (id))")
         db.execute("DELETE FROM petition")
         db.executemany(f"INSERT INTO petition VALUES ({', '.join('?' * len(COLUMNS))})",
                        [tuple(table[r].get(c) for c in COLUMNS) for r in sorted(table)])

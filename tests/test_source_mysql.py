@@ -248,3 +248,96 @@ def test_rows_by_id_reads_through_the_callers_transaction(mysql_petition_url):
         assert source.rows_by_id([1], conn)[0]["title"] == "未提交的标题"
         assert source.rows_by_id([1])[0]["title"] != "未提交的标题"  # not committed: others see the old title
         conn.rollback()
+
+
+# -- the id column must be unique: rows that share an id would be taken for one row
+
+@pytest.fixture(params=["mariadb", "sqlite"])
+def empty_url(request, tmp_path):
+    """An empty database: on MariaDB and on SQLite."""
+    if request.param == "mariadb":
+        return request.getfixturevalue("mysql_url")
+    sa.create_engine(f"sqlite:///{tmp_path}/p.db").connect().close()
+    return f"sqlite:///{tmp_path}/p.db"
+
+
+def execute(url, *statements):
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        for statement in statements:
+            conn.exec_driver_sql(statement)
+    engine.dispose()
+
+
+def config_check(url, tmp_path, table="petition"):
+    (tmp_path / "c.toml").write_text(f'[source]\nurl = "{url}"\ntable = "{table}"\n[fields]\ntitle = "short"\n'
+                                     f'content = "long"\n', encoding="utf-8")
+    return CliRunner().invoke(main, ["config", "--check", "--config", str(tmp_path / "c.toml")])
+
+
+REGIONAL = "CREATE TABLE petition (region INTEGER, id INTEGER, title VARCHAR(200), content TEXT{})"
+
+
+@pytest.mark.parametrize("keys, why", [
+    (", PRIMARY KEY (region, id)", "it is one of the columns of the PRIMARY KEY (region, id), unique only together"),
+    (", PRIMARY KEY (region, id), UNIQUE (title, id)", "it is one of the columns of the PRIMARY KEY (region, id)"),
+    ("", "it has no PRIMARY KEY nor UNIQUE index"),
+], ids=["composite-key", "composite-unique", "none"])
+def test_an_id_column_that_is_not_unique_is_a_configuration_error_saying_why_and_what_to_configure(
+        empty_url, tmp_path, keys, why):
+    execute(empty_url, REGIONAL.format(keys))
+    result = config_check(empty_url, tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert result.stderr.startswith("Error: configuration: [source] id_column 'id' of table 'petition' is not unique: " + why)
+    assert result.stderr.rstrip().endswith(
+        "rows that share an id would be taken for one row; make it unique (CREATE UNIQUE INDEX petition_id_unique "
+        "ON petition (id)), or set [source] id_column to a column that is (the PRIMARY KEY, or under a UNIQUE "
+        "index of its own)")
+
+
+def test_an_id_column_with_only_a_non_unique_index_says_that_its_index_is_not_unique(mysql_url, tmp_path):
+    execute(mysql_url, REGIONAL.format(", PRIMARY KEY (region, id), KEY ix_id (id)"))
+    result = config_check(mysql_url, tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "is not unique: its index ix_id (id) is not UNIQUE; it is one of the columns of the PRIMARY KEY" \
+        in result.stderr
+
+
+def test_a_unique_index_on_the_id_column_alone_makes_it_an_id_whatever_the_primary_key(empty_url, tmp_path):
+    execute(empty_url, REGIONAL.format(", PRIMARY KEY (region, id)"),
+            "CREATE UNIQUE INDEX petition_id_unique ON petition (id)")
+    result = config_check(empty_url, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "ok: table 'petition' has the id column and every field" in result.stderr
+
+
+def test_a_batch_over_an_id_column_that_is_not_unique_is_refused_before_it_reads_a_row(mysql_url, mongo_uri,
+                                                                                      mongo_db, tmp_path):
+    execute(mysql_url, REGIONAL.format(", PRIMARY KEY (region, id)"),
+            "INSERT INTO petition VALUES (1, 1, '物业', '物业乱收费'), (2, 1, '噪音', '夜间施工噪音扰民')")
+    (tmp_path / "c.toml").write_text(f'[source]\nurl = "{mysql_url}"\ntable = "petition"\n[fields]\ntitle = "short"\n'
+                                     f'content = "long"\n[store]\nmongo_uri = "{mongo_uri}"\n'
+                                     f'database = "{mongo_db.name}"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["batch", "--config", str(tmp_path / "c.toml")])
+    assert result.exit_code == 2 and "[source] id_column 'id' of table 'petition' is not unique" in result.stderr
+    assert mongo_db.list_collection_names() == []
+
+
+def test_a_view_is_read_with_its_id_column_taken_as_unique(empty_url, tmp_path):
+    execute(empty_url, REGIONAL.format(", PRIMARY KEY (region, id)"),
+            "INSERT INTO petition VALUES (1, 1, '物业', '物业乱收费'), (2, 1, '噪音', '夜间施工噪音扰民')",
+            "CREATE VIEW open_petition AS SELECT id, title, content FROM petition WHERE region = 1")
+    result = config_check(empty_url, tmp_path, table="open_petition")
+    assert result.exit_code == 0, result.output
+    assert "ok: table 'open_petition' has the id column and every field (1 rows)" in result.stderr
+
+
+def test_config_check_names_an_id_a_view_repeats(empty_url, tmp_path):
+    execute(empty_url, REGIONAL.format(", PRIMARY KEY (region, id)"),
+            "INSERT INTO petition VALUES (1, 1, '物业', '物业乱收费'), (2, 1, '噪音', '夜间施工噪音扰民')",
+            "CREATE VIEW every_petition AS SELECT id, title, content FROM petition")
+    result = config_check(empty_url, tmp_path, table="every_petition")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert result.stderr.startswith(
+        "Error: configuration: [source] table 'every_petition' is a view, and 2 of its rows have id = 1: a view's id column "
+        "must be unique, as a PRIMARY KEY is, and only the view's definition can keep it so;")

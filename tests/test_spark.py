@@ -49,7 +49,7 @@ def both(spark, quality, mongo_client, mongo_uri):
     for engine in ("local", "spark"):
         config = config_for(path, mongo_uri, f"test_spark_{engine}")
         mongo_client.drop_database(config.store.database)
-        store = MongoStore(mongo_client[config.store.database])
+        store = MongoStore(mongo_client[config.store.database], table="petition")
         done[engine] = (run_batch(config, store, processes=1) if engine == "local"
                         else run_spark_batch(config, store, partitions=5), store.db)
     yield done
@@ -74,7 +74,7 @@ def copies(spark, quality, tmp_path_factory, mongo_client, mongo_uri):
     for engine in ("local", "spark"):
         config = config_for(path, mongo_uri, f"test_spark_copies_{engine}")
         mongo_client.drop_database(config.store.database)
-        store = MongoStore(mongo_client[config.store.database])
+        store = MongoStore(mongo_client[config.store.database], table="petition")
         done.append((run_batch(config, store, processes=1) if engine == "local"
                      else run_spark_batch(config, store, partitions=5), store.db))
     yield done
@@ -83,7 +83,7 @@ def copies(spark, quality, tmp_path_factory, mongo_client, mongo_uri):
 
 
 def live_run(db):
-    return results.pointer(db)["run"]
+    return results.pointer(db, "petition")["run"]
 
 
 def index_entries(db):
@@ -121,15 +121,15 @@ def test_spark_files_the_block_index_manifest_and_row_documents_of_the_local_bat
     ids = [row["id"] for row in quality[0]]
     (_, local_db), (_, spark_db) = both["local"], both["spark"]
     assert index_entries(spark_db) == index_entries(local_db)
-    assert (results.pointer(spark_db)["bucket_bits"] == results.pointer(local_db)["bucket_bits"])
-    local_store, spark_store = MongoStore(local_db), MongoStore(spark_db)
+    assert results.pointer(spark_db, "petition")["bucket_bits"] == results.pointer(local_db, "petition")["bucket_bits"]
+    local_store, spark_store = MongoStore(local_db, table="petition"), MongoStore(spark_db, table="petition")
     assert spark_store.stored("petition") == local_store.stored("petition")
     assert spark_store.records("petition", ids) == local_store.records("petition", ids)
 
 
 def test_spark_switches_a_generation_summarised_as_the_local_one_but_keeping_no_sketch_log(both):
     (_, local_db), (_, spark_db) = both["local"], both["spark"]
-    local, spark = results.pointer(local_db), results.pointer(spark_db)
+    local, spark = results.pointer(local_db, "petition"), results.pointer(spark_db, "petition")
     assert local["summary"]["sketches"], "the local batch names the sketch log a re-run reads"
     assert spark["summary"] == {**local["summary"], "sketches": ""} and spark["building"] is None
     assert spark["run"] and spark["previous"] == ""
@@ -140,7 +140,7 @@ def test_a_spark_rerun_writes_only_the_rows_added_changed_or_removed(spark, qual
     copy = tmp_path / "copy.sqlite"
     copy.write_bytes(path.read_bytes())
     config = config_for(copy, mongo_uri, mongo_db.name)
-    store = MongoStore(mongo_db)
+    store = MongoStore(mongo_db, table="petition")
     first = run_spark_batch(config, store, partitions=3)
     with sqlite3.connect(copy) as db:
         db.execute("UPDATE petition SET content = '再次反映' || content WHERE id = 2")
@@ -184,7 +184,7 @@ def test_without_pyspark_the_spark_engine_says_in_one_line_what_to_install(run, 
 def test_a_spark_task_that_fails_ends_the_batch_in_one_line_naming_its_error(spark, quality, mongo_db):
     config = config_for(quality[1], "mongodb://127.0.0.1:9/", mongo_db.name)  # a MongoDB the executors cannot reach
     with pytest.raises(SparkError) as failed:
-        run_spark_batch(config, MongoStore(mongo_db), partitions=2)
+        run_spark_batch(config, MongoStore(mongo_db, table="petition"), partitions=2)
     message = str(failed.value)
     assert message.startswith("a Spark task failed: dedup_pipeline.errors.StoreError: cannot reach MongoDB at "
                               "mongodb://127.0.0.1:9/") and "\n" not in message
@@ -252,4 +252,4 @@ def test_on_a_sharded_cluster_each_new_generation_is_sharded_on_a_hashed_id():
 
 
 def test_on_a_single_server_nothing_is_sharded(mongo_db):
-    assert MongoStore(mongo_db).shard_generation("r1") == []
+    assert MongoStore(mongo_db, table="petition").shard_generation("r1") == []

@@ -16,6 +16,7 @@ from dedup_pipeline import commands
 from dedup_pipeline.config import ConfigError, load_config, parse_config
 from dedup_pipeline.sql.binlog import Position, between
 from dedup_pipeline.store.embedded import free_port
+from dedup_pipeline.store import results
 from tests.test_binlog import create_petition, url_of
 from tests.test_incremental import sample_rows
 from tests.test_watch import FIELDS, insert, sql
@@ -142,8 +143,9 @@ def test_the_change_threshold_is_read_from_the_configuration(run, petition, mong
 
 def test_a_live_batch_older_than_the_threshold_exits_1(run, config_file, mongo_db):
     ready(run, config_file)
-    went = mongo_db.runs.find_one({"_id": "live"})["finished_at"]
-    mongo_db.runs.update_one({"_id": "live"}, {"$set": {"finished_at": went - dt.timedelta(hours=27)}})
+    live = {"_id": results.pointer_id("petition")}  # the table's live pointer
+    went = mongo_db.runs.find_one(live)["finished_at"]
+    mongo_db.runs.update_one(live, {"$set": {"finished_at": went - dt.timedelta(hours=27)}})
     result = status(run, config_file)
     parts, last = lines(result)
     assert result.exit_code == 1

@@ -159,7 +159,7 @@ def assert_agrees(engine, config, mongo_db):
     assert stored_pairs(engine) == want
     table_ids = {r[0] for r in sql(engine, "SELECT id FROM petition")}
     assert {d["row"] for d in mongo_db.rows.find({}, {"row": 1})} == table_ids
-    index = Incremental(MongoStore(mongo_db), config)  # each row filed as the table has it
+    index = Incremental(MongoStore(mongo_db, table="petition"), config)  # each row filed as the table has it
     with SqlSource(config) as source:
         rows = source.rows_by_id(sorted(table_ids))
     held = index.store.records(config.source.table, sorted(table_ids))
@@ -526,7 +526,7 @@ def test_an_earlier_row_changed_into_the_text_becomes_the_first_copy(petition, l
 
 def test_a_batch_and_the_worker_link_copies_alike(petition, linking_config, mongo_db):
     insert(petition, petition_rows(40) + collective_rows(30))
-    run_batch(linking_config, MongoStore(mongo_db), processes=1)
+    run_batch(linking_config, MongoStore(mongo_db, table="petition"), processes=1)
     assert stored_pairs(petition, "batch") == expected_pairs(linking_config)
     sql(petition, "DELETE FROM petition WHERE id = 500")
     drain(linking_config)
@@ -558,7 +558,7 @@ KILL_POINTS = ["apply.filed", "apply.removed", "apply.written", "watch.synced", 
 def test_a_worker_killed_at_any_write_point_then_drained_gives_the_batchs_matches(
         petition, config_file, config, mongo_db, point):
     insert(petition, petition_rows(40) + copy_sets(8))
-    run_batch(config, MongoStore(mongo_db), processes=1)
+    run_batch(config, MongoStore(mongo_db, table="petition"), processes=1)
     sql(petition, "DELETE FROM dedup_outbox")
     change_first_copies(petition)
     worker = WorkerProcess(config_file, "--once", "--batch-size", "500", kill_at=point)

@@ -9,6 +9,7 @@ the word's factors. NULL and blank values contribute nothing.
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass
@@ -47,7 +48,13 @@ Segment = tuple[list[str], float]
 
 
 class FeatureError(DedupError, ValueError):
-    """A value that cannot be read as text (bytes in the wrong encoding, an unknown type)."""
+    """A value that cannot be read as text (bytes in the wrong encoding, an unknown type);
+    `column` and `why` say which and, in a few words, why (a batch lists by them the rows
+    it leaves out)."""
+
+    def __init__(self, message: str, column: str | None = None, why: str | None = None):
+        super().__init__(message)
+        self.column, self.why = column, why or message
 
 
 def value_text(value: Any, field: Field) -> str | None:
@@ -60,16 +67,24 @@ def value_text(value: Any, field: Field) -> str | None:
         try:
             return bytes(value).decode(field.encoding)
         except UnicodeDecodeError as e:
-            raise FeatureError(
-                f"column {field.name!r} holds bytes that are not valid {field.encoding} "
-                f"({e.reason} at byte {e.start}); set `encoding` for this field "
-                f"(for example \"gbk\") in the configuration"
-            ) from None
+            why = f"bytes that are not valid {field.encoding} ({e.reason} at byte {e.start})"
+            advice = _encoding_advice(field)
+            raise FeatureError(f"column {field.name!r} holds {why}; {advice}", field.name, why) from None
     if isinstance(value, (int, float, Decimal)):
         return str(value)
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
-    raise FeatureError(f"column {field.name!r}: cannot read a {type(value).__name__} as text")
+    why = f"cannot read a {type(value).__name__} as text"
+    raise FeatureError(f"column {field.name!r}: {why}", field.name, why)
+
+
+def _encoding_advice(field: Field) -> str:
+    """What to do about bytes not valid in a field's encoding: name another encoding when the
+    field has the default, else correct the bytes (the encoding set is the table's, but for them)."""
+    if codecs.lookup(field.encoding).name == "utf-8":
+        return "set `encoding` for this field (for example \"gbk\") in the configuration"
+    return (f"correct these bytes in the table, or set the field's `encoding` to the one the column "
+            f"is written in, if not {field.encoding}")
 
 
 def short_feature(field: Field, text: str) -> str | None:

@@ -27,7 +27,7 @@ from ..core.schemes import scheme_of
 from ..core.shingles import Sets, SketchTable
 from .rerun import rerun
 from .sketches import Kept, SketchLog, folder_of, forget_others, live_state, new_token
-from ..sql.source import SqlSource
+from ..sql.source import LeftOut, SqlSource
 from ..store.index import MANIFEST_ROWS, Held, Store, bucket_bits, id_array
 from ..store.results import Behind
 from .stages import NONE, BatchResult, Chunk, Filed, Found, file_chunk, go_live, groups_of, replay, sketch, sketcher, trim
@@ -116,7 +116,7 @@ def _run(config: Config, store: Store, run: str, folder: Path, on_progress: Call
     seconds["groups"] = time.perf_counter() - start
     result = BatchResult(read.ids, read.fingerprints, pairs, found, seconds, run, read.added, read.changed,
                          copies=len(similar.copies), read=len(read.ids), sketched=len(read.ids),
-                         decided=len(read.ids))
+                         decided=len(read.ids), left_out=read.left_out)
     kept = Kept(new_token(), log.folder.name, log.slots, log.slots, read.ids, np.array(read.hashes, "S16"),
                 np.arange(len(read.ids)), pairs, possible)
     _store(config, store, result, read, held, kept, folder, bits)
@@ -138,17 +138,20 @@ class _Read(NamedTuple):
     table: SketchTable | None
     added: int
     changed: int
+    left_out: list[LeftOut]  # rows that cannot be read as text, not among `ids`
 
 
 def _read(config: Config, store: Store, run: str, held: dict, on_progress: Callable[[int], None],
           sketched: Callable[[Iterable[list[dict]]], Iterator[Chunk]], log: SketchLog) -> _Read:
     """Read and sketch every row into the log, writing the run's manifest and the row
     documents of those new or changed, the manifest first (a kill in between leaves a list
-    of what was filed), a chunk filed while the next is read."""
+    of what was filed), a chunk filed while the next is read; a row that cannot be read as
+    text is left out (as if the table had it not), and listed."""
     ids: list = []
     hashes: list[str] = []
     prints, compared = [], False
     manifest = 0
+    left_out: list[LeftOut] = []
 
     def filed(chunk: Chunk, first: int) -> Filed:
         done = file_chunk(store, run, config.source.table, chunk, held, first=first)
@@ -156,7 +159,7 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
         return done
 
     with SqlSource(config) as source, Behind() as behind:
-        for chunk in sketched(source.rows()):
+        for chunk in sketched(source.rows(left_out=left_out)):
             behind.then(filed, chunk, manifest)
             manifest += -(-len(chunk.ids) // MANIFEST_ROWS)  # the documents its part of the manifest takes
             ids += chunk.ids
@@ -164,9 +167,12 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
             prints.append(chunk.fingerprints)
             log.append(chunk.fingerprints, chunk.keys, chunk.table)
             compared = compared or chunk.table is not None
+    if left_out:
+        on_progress(len(left_out))  # read, if not filed
     fingerprints = np.concatenate(prints) if prints else np.zeros(0, np.uint64)
     added, changed = (sum(filed.added for filed in behind.results), sum(filed.changed for filed in behind.results))
-    return _Read(ids, hashes, fingerprints, log.sets("keys"), log.table() if compared else None, added, changed)
+    return _Read(ids, hashes, fingerprints, log.sets("keys"), log.table() if compared else None, added, changed,
+                 left_out)
 
 
 def _write_buckets(store: Store, run: str, bits: int, read: _Read) -> float:
@@ -188,7 +194,8 @@ def _store(config: Config, store: Store, result: BatchResult, read: _Read, held:
     live = go_live(
         config, store, result.run, Found(result.rows, result.ids, result.pairs, result.groups, kept.possible), bits,
         [row for row in held.rows if row not in read_ids], held,
-        lambda fresh: {row: content for row, content in zip(read.ids, read.hashes) if row in fresh}, kept.token)
+        lambda fresh: {row: content for row, content in zip(read.ids, read.hashes) if row in fresh}, kept.token,
+        read.left_out)
     result.obey(live)
     forget_others(folder, kept)
     result.seconds["store"] = time.perf_counter() - start

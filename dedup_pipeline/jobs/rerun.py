@@ -20,7 +20,7 @@ import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -29,14 +29,16 @@ from ..config import Config
 from ..core.pairs import Pairs, originals
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import SketchTable
-from ..sql.source import SqlSource
+from ..core.decision import id_order
+from ..sql.source import LeftOut, SqlSource
 from ..store.index import MANIFEST_ROWS, Held, Store, batched
 from ..store.protocol import CHANGED
 from ..store.results import Behind
 from ..core.features import FeatureError, column_hashes
 from .parallel import chunks_mapped, cores
 from .sketches import Kept, SketchLog, forget_others, new_token
-from .stages import NONE, BatchResult, Chunk, Found, Live, groups_of, replay, sketch, sketcher, summary, write_results
+from .stages import (NONE, BatchResult, Chunk, Found, Live, groups_of, replay, sketch, sketcher, summary,
+                     switch_live, write_results)
 
 MARK_BITS = 25  # a key's low bits address a bit of this many: marked keys are found in one pass
 SCAN_PART = 1 << 20  # keys of the log scanned at once (8 MB), a part a thread
@@ -54,6 +56,7 @@ class Table(NamedTuple):
     was: np.ndarray
     changed: np.ndarray  # positions of the rows new or changed since the last batch read them
     sketched: int  # rows sketched and filed again (changed, or differing from what the store holds)
+    left_out: Sequence[LeftOut] = ()  # rows that cannot be read as text, not among `ids`: as if the table had them not
 
     def gone(self, kept: Kept) -> np.ndarray:
         """Positions, among the last batch's rows, of those the table no longer has."""
@@ -104,10 +107,11 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
     new = int(np.count_nonzero(table.was[table.changed] < 0))
     result = BatchResult(table.ids, log.values("fingerprints")[table.at], pairs, found.groups, seconds, run,
                          added=new, changed=table.sketched - new, copies=_copies(scheme, log, table),
-                         read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True)
+                         read=len(table.ids), sketched=table.sketched, decided=len(focus), rerun=True,
+                         left_out=list(table.left_out))
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs, possible)
     removed = filing.results[-1]  # the last call made behind: the rows gone
-    result.obey(_go_live(config, store, run, found, removed, state, folder, _as_read(held, table)))
+    result.obey(_go_live(config, store, run, found, removed, state, folder, _as_read(held, table), table.left_out))
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
     return result
@@ -121,7 +125,7 @@ def _read(config: Config, store: Store, run: str, kept: Kept, log: SketchLog, he
     the rest is read."""
     spans = _spans(kept, held, _finder(kept.ids))
     ids: list = []
-    hashes, was, differ, slots = [], [], [], []
+    hashes, was, differ, slots, left_out = [], [], [], [], []
     listed = 0  # manifest documents
     for span, got in zip(spans, sketched(spans, hashed)):
         if got.sketched is not None:
@@ -138,13 +142,14 @@ def _read(config: Config, store: Store, run: str, kept: Kept, log: SketchLog, he
         ids += got.ids
         hashes.append(got.hashes)
         was.append(np.where(got.was >= 0, got.was + span.first, -1))
-        on_progress(len(got.ids))
+        left_out += got.left_out
+        on_progress(len(got.ids) + len(got.left_out))
     hashes_now, was_all = np.concatenate(hashes), np.concatenate(was)  # one span at least, if empty
     at = _where(kept.at, was_all, -1)
     if differ:
         at[differ] = np.concatenate(slots)
     changed = np.flatnonzero(_where(kept.hashes, was_all, b"") != hashes_now)
-    return Table(ids, hashes_now, at, was_all, changed, len(differ))
+    return Table(ids, hashes_now, at, was_all, changed, len(differ), left_out)
 
 
 class Span(NamedTuple):
@@ -170,6 +175,7 @@ class Hashed(NamedTuple):
     was: np.ndarray
     differ: list[int]
     sketched: Chunk | None
+    left_out: list[LeftOut]  # rows that cannot be read as text, not among `ids`
 
 
 def _spans(kept: Kept, held: Held, find: Callable[[list], np.ndarray]) -> list[Span]:
@@ -191,42 +197,88 @@ def _spans(kept: Kept, held: Held, find: Callable[[list], np.ndarray]) -> list[S
 
 def hashed(span: Span, state: tuple[Config, Scheme]) -> Hashed:
     """Read the rows of a span, hash their content, and sketch those that differ (a
-    worker's part of `_read`)."""
+    worker's part of `_read`); a row that cannot be read as text is left out."""
     config, scheme = state
-    find, held = _finder(span.ids), _finder(list(span.held))
-    held_hashes = np.array(list(span.held.values()), "S16")
+    differs = _Differs(span)
     ids: list = []
-    hashes, was, differ = [], [], []
+    hashes, was, differ, left_out = [], [], [], []
     with SqlSource(config) as source:
         for read in source.tuples(after=span.after, until=span.until, encoded=True):
-            chunk_ids, contents = _ids_and_hashes(source, read, scheme.settings)
-            packed, where = np.array(contents, "S16"), find(chunk_ids)
-            differs = _where(span.hashes, where, b"") != packed
-            if span.held:  # a row the store holds otherwise than the last batch read it
-                stored = held(chunk_ids)
-                differs |= (stored >= 0) & (_where(held_hashes, stored, b"") != packed)
-            again = np.flatnonzero(differs).tolist()
-            rows = source.dicts(source.decoded(read[n] for n in again))
-            differ += [(len(ids) + n, row) for n, row in zip(again, rows)]
-            ids += chunk_ids
-            hashes.append(packed)
-            was.append(where)
+            chunk = differs.chunk(source, read, scheme.settings)
+            differ += [(len(ids) + n, row) for n, row in zip(chunk.again, chunk.rows)]
+            ids += chunk.ids
+            hashes.append(chunk.hashes)
+            was.append(chunk.was)
+            left_out += chunk.left_out
     return Hashed(ids, np.concatenate(hashes) if hashes else np.zeros(0, "S16"),
                   np.concatenate(was) if was else np.zeros(0, np.int64), [n for n, _ in differ],
-                  sketch([row for _, row in differ], state) if differ else None)
+                  sketch([row for _, row in differ], state) if differ else None, left_out)
 
 
-def _ids_and_hashes(source: SqlSource, read: list, settings: str) -> tuple[list, list[str]]:
-    """The ids and content hashes of rows read (`SqlSource.tuples`, `encoded`), a column at a
-    time: rows as dicts cost a fifth of a night's reading. A value that cannot be read as
-    text is reported by `dicts`, with its row."""
-    columns = dict(zip(source.columns, zip(*read)))
+class _Chunk(NamedTuple):
+    """A chunk of a span as `hashed` takes it: its rows' ids, content hashes and positions
+    among the span's rows of the last batch, the rows that differ (`again`: their
+    positions) as rows, and the rows left out (not among the others)."""
+
+    ids: list
+    hashes: np.ndarray
+    was: np.ndarray
+    again: list[int]
+    rows: list[dict]
+    left_out: list[LeftOut]
+
+
+class _Differs:
+    """Which rows of a span's chunks differ from what the last batch read of them, or from
+    what the store holds of them otherwise."""
+
+    def __init__(self, span: Span):
+        self.span, self.find, self.held = span, _finder(span.ids), _finder(list(span.held))
+        self.held_hashes = np.array(list(span.held.values()), "S16")
+
+    def chunk(self, source: SqlSource, read: list, settings: str) -> _Chunk:
+        """A chunk read (`tuples`, `encoded`), its rows that differ decoded. A text hashed as
+        its bytes may not decode: the chunk is taken again without the rows it is in."""
+        read, chunk_ids, contents, left_out = _ids_and_hashes(source, read, settings)
+        packed, where = np.array(contents, "S16"), self.find(chunk_ids)
+        differs = _where(self.span.hashes, where, b"") != packed
+        if self.span.held:  # a row the store holds otherwise than the last batch read it
+            stored = self.held(chunk_ids)
+            differs |= (stored >= 0) & (_where(self.held_hashes, stored, b"") != packed)
+        again = np.flatnonzero(differs).tolist()
+        rows, unread = source.readable(source.decoded(read[n] for n in again))
+        if unread:
+            gone = {row.row for row in unread}
+            done = self.chunk(source, [row for row in read if row[0] not in gone], settings)
+            return done._replace(left_out=sorted([*left_out, *unread, *done.left_out], key=lambda r: id_order(r.row)))
+        return _Chunk(chunk_ids, packed, where, again, rows, left_out)
+
+
+def _ids_and_hashes(source: SqlSource, read: list, settings: str) -> tuple[list, list, list[str], list[LeftOut]]:
+    """The rows read (`SqlSource.tuples`, `encoded`) whose content can be hashed, their ids
+    and content hashes, a column at a time (rows as dicts cost a fifth of a night's
+    reading), and the others left out, found one row at a time once the rows together fail."""
     try:
-        return list(columns[source.columns[0]]), column_hashes(columns, len(read), source.config.fields, settings,
-                                                               encoded=source.encodes)
+        return read, *_column_hashes(source, read, settings), []
     except FeatureError:
-        source.dicts(source.decoded(read))
-        raise
+        pass
+    kept, left_out = [], []
+    for row in read:
+        try:
+            _column_hashes(source, [row], settings)
+            kept.append(row)
+        except FeatureError as e:
+            left_out.append(LeftOut.of(row, e))
+    return kept, *_column_hashes(source, kept, settings), left_out
+
+
+def _column_hashes(source: SqlSource, read: list, settings: str) -> tuple[list, list[str]]:
+    """The ids and content hashes of rows read (`SqlSource.tuples`, `encoded`)."""
+    if not read:
+        return [], []
+    columns = dict(zip(source.columns, zip(*read)))
+    return list(columns[source.columns[0]]), column_hashes(columns, len(read), source.config.fields, settings,
+                                                           encoded=source.encodes)
 
 
 def _where(values: np.ndarray, positions: np.ndarray, missing: Any) -> np.ndarray:
@@ -369,17 +421,20 @@ def _as_read(held: Held, table: Table) -> dict:
 
 
 def _go_live(config: Config, store: Store, run: str, found: Found, removed: int, state: Kept, folder: Path,
-             read: dict) -> Live:
-    """Write the run's pairs, groups and dedup_match, switch the run live on the live
-    buckets (`removed`: the rows gone it took out of the store), and then the rows other
-    writers filed that it `read` as they are stored need not be read again."""
-    found, dedup_match, queued = write_results(config, store, run, found)
+             read: dict, left_out: Sequence[LeftOut]) -> Live:
+    """Write the run's pairs and groups, switch the run live on the live buckets (`removed`:
+    the rows gone it took out of the store) with the rows it left out, dedup_match with it
+    (stages.switch_live), and then the rows other writers filed that it `read` as they are
+    stored need not be read again."""
+    written = write_results(config, store, run, found)
     killpoints.reached("batch.results")
     state.save(folder)  # before the switch that names it
     live = store.current_run() or {}
-    store.switch(run, summary(found, state.token), live.get("bucket_bits", 0), base=live.get("base") or live["run"])
+    dedup_match = switch_live(config, store, run, written, lambda: store.switch(
+        run, summary(written.found, state.token, left_out), live.get("bucket_bits", 0),
+        base=live.get("base") or live["run"]))
     killpoints.reached("batch.switched")
     store.adopt(config.source.table, read)
     forget_others(folder, state)
     store.reclaim()  # the generation the switch dropped, and the row documents written again
-    return Live(dedup_match, removed, found, queued)
+    return Live(dedup_match, removed, written.found, written.queue)

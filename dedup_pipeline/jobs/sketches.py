@@ -11,6 +11,7 @@ past the slots its live state names, after cutting off what a killed run left th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -95,8 +96,10 @@ class SketchLog:
                            self.values("identity"), self.sets("text"), self.values("filed"))
 
     def _write(self, name: str, values: np.ndarray) -> None:
-        with open(self.folder / name, "ab") as f:
-            values.tofile(f)
+        """Append the values' bytes; a failed write (a full disk) an OSError naming the file
+        and why (numpy's `tofile` says only how many bytes it wrote)."""
+        with _named(self.folder / name), open(self.folder / name, "ab") as f:
+            f.write(np.ascontiguousarray(values).reshape(-1).view(np.uint8))
 
     def _count(self) -> int:
         sizes = self.folder / "keys.sizes"
@@ -141,7 +144,7 @@ class Kept(NamedTuple):
         ids = np.array(self.ids, np.int64) if numbers else np.array(self.ids, dtype=object)
         meta = json.dumps({"token": self.token, "log": self.log, "slots": self.slots, "base": self.base})
         part = folder / f"{self.token}.partial.npz"
-        with open(part, "wb") as f:
+        with _named(part), open(part, "wb") as f:
             np.savez(f, meta=np.array(meta), ids=ids, hashes=self.hashes, at=self.at,
                      i=self.pairs[0], j=self.pairs[1], d=self.pairs[2],
                      pi=self.possible[0], pj=self.possible[1], pd=self.possible[2])
@@ -155,6 +158,17 @@ class Kept(NamedTuple):
         """The share of its rows sketched since its full batch: filed fresh, beside buckets
         that still file what they were."""
         return float(np.count_nonzero(self.at >= self.base)) / max(len(self.ids), 1)
+
+
+@contextlib.contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """An OSError inside said of `path` (a write's, or its flush's at close, names no file)."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None:
+            raise
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
 
 
 REBUILD_SHARE = 0.5  # a re-run with more rows fresh than this rebuilds the buckets (a full batch)

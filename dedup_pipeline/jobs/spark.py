@@ -542,7 +542,7 @@ def _held(sc: Any, job: Job, store: MongoStore, since: dict) -> Any:
 
 
 def _read_manifest(job: Job, live: str, ids: Iterable[int]) -> Iterator[tuple[int, Held]]:
-    with connect_store(job.uri, job.database) as store:
+    with connect_store(job.uri, job.database, job.config.source.table) as store:
         for listed, hashes in store.manifest_of(live, list(ids)):
             rows = np.array(listed, np.int64)
             part = job.range_of(rows)
@@ -562,7 +562,7 @@ def _read(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any
             (since if isinstance(item, Since) else held).update(zip(item.rows, item.hashes))
     held.update(since)
     config, table, state = job.config, job.config.source.table, sketcher(job.config)
-    with SqlSource(config) as source, connect_store(job.uri, job.database) as store:
+    with SqlSource(config) as source, connect_store(job.uri, job.database, job.config.source.table) as store:
         for p, span in ranges:
             rows_read, added, changed, entries = 0, 0, 0, 0
             # numbered by partition; a task run again replaces what it wrote
@@ -609,7 +609,7 @@ def _index_and_candidates(job: Job, items: Iterable[tuple[int, Entries]]) -> Ite
     identity = np.concatenate([e.identity for _, e in parts])
     prints = np.concatenate([e.prints for _, e in parts])
     low, high = -(-p * (1 << job.bits) // job.partitions), -(-(p + 1) * (1 << job.bits) // job.partitions)
-    with connect_store(job.uri, job.database) as store:
+    with connect_store(job.uri, job.database, job.config.source.table) as store:
         store.write_buckets(job.run, job.bits, keys, rows, prints, span=(low, high))
     ids, at = np.unique(rows, return_inverse=True)
     order = np.argsort(at, kind="stable")

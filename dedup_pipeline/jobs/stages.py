@@ -18,13 +18,14 @@ import numpy as np
 
 from .. import killpoints
 from ..config import Config
+from ..errors import DedupError
 from ..core import decision
 from ..core.decision import Verdict, id_order, pair_key
 from ..core.pairs import Pairs, groups
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import Sets, SketchTable
 from ..sql import decisions, matchtable, queue
-from ..sql.source import SqlSource
+from ..sql.source import LeftOut, SqlSource
 from ..store.index import Held, Record, Store
 from ..core.features import content_hashes
 from .incremental import Incremental
@@ -109,6 +110,7 @@ class BatchResult:
     decided: int = 0  # rows whose pairs were decided: every row, or for a re-run those around a change
     rerun: bool = False  # whether only the rows changed since the last batch were sketched (rerun.py)
     queue: int | None = None  # items left for a reviewer in dedup_possible (None: the table is not there)
+    left_out: list[LeftOut] = field(default_factory=list)  # rows read that cannot be read as text, in id order
 
     @property
     def rows(self) -> int:
@@ -217,44 +219,84 @@ def _obey(ids: Sequence, pairs: Pairs, verdicts: dict[tuple, Verdict]) -> tuple[
 
 
 def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gone: list, held: Held,
-            filed: Callable[[set], Mapping[Any, str]], sketches: str = "") -> Live:
-    """Write the run's pairs, groups and dedup_match, forget the rows the table no longer
-    has (`gone`; `held` as store.stored gave it: before the switch, so that a kill leaves
-    them listed for the next batch), switch the run live with its buckets (`bits`) and the
-    state it read (`sketches`: its token, sketches.py), then fold the fresh rows the buckets
-    now hold as they are stored (`filed(rows)`: {row: content hash the run filed} of these
-    rows)."""
+            filed: Callable[[set], Mapping[Any, str]], sketches: str = "", left_out: Sequence[LeftOut] = ()) -> Live:
+    """Write the run's pairs and groups, forget the rows the table no longer has (`gone`;
+    `held` as store.stored gave it: before the switch, so that a kill leaves them listed for
+    the next batch), switch the run live with its buckets (`bits`), the state it read
+    (`sketches`: its token, sketches.py) and the rows it left out, dedup_match with it
+    (`switch_live`), then fold the fresh rows the buckets now hold as they are stored
+    (`filed(rows)`: {row: content hash the run filed} of these rows)."""
     table = config.source.table
-    found, dedup_match, queued = write_results(config, store, run, found)
+    written = write_results(config, store, run, found)
     killpoints.reached("batch.results")
     removed = store.remove_gone(table, gone, held.rows)
     killpoints.reached("batch.removed")
-    store.switch(run, summary(found, sketches), bits)
+    dedup_match = switch_live(config, store, run, written,
+                              lambda: store.switch(run, summary(written.found, sketches, left_out), bits))
     killpoints.reached("batch.switched")
     trim()
     fresh = store.fresh(table)
     store.fold(table, filed(fresh) if fresh else {})
     store.clear_removed(held.removed)
     store.reclaim()  # the generations the switch dropped
-    return Live(dedup_match, removed, found, queued)
+    return Live(dedup_match, removed, written.found, written.queue)
 
 
-def write_results(config: Config, store: Store, run: str, found: Found) -> tuple[Found, int | None, int | None]:
-    """Write the run's pairs and groups as reviewers decided them, dedup_match and the
-    queue; returns what was written, the rows of dedup_match and the queue's items (None:
-    the table is not there)."""
+class Written(NamedTuple):
+    """The run's results as written to the store: what was found as reviewers decided it,
+    the pairs a reviewer made the same, and the queue's items (None: no dedup_possible)."""
+
+    found: Found
+    confirmed: np.ndarray
+    queue: int | None
+
+
+def write_results(config: Config, store: Store, run: str, found: Found) -> Written:
+    """Write the run's pairs and groups as reviewers decided them, and the queue."""
     found, confirmed, left = obeyed(config, found)
     store.write_matches(run, found.ids, *found.pairs)
     store.write_groups(run, found.groups)
-    # Before the switch: rows changed after this write are logged, and decided again by `replay`.
-    dedup_match = matchtable.write_batch(config, found.ids, *found.pairs, confirmed)
-    return found, dedup_match, None if found.possible is None else queue.write(config, left)
+    return Written(found, confirmed, None if found.possible is None else queue.write(config, left))
 
 
-def summary(found: Found, sketches: str) -> dict[str, Any]:
-    """What the live pointer says of a run."""
+def switch_live(config: Config, store: Store, run: str, written: Written, switch: Callable[[], None]) -> int | None:
+    """Make dedup_match hold the run's pairs in the transaction that `switch`es the run live,
+    committed once the store's pointer names it: a failure before leaves dedup_match as the
+    live generation's (report and dedup_match agree), and a row changed in between was
+    logged for `replay` to decide again. Returns the rows of dedup_match (None: no table)."""
+    failed: list[DedupError] = []
+
+    def switched() -> None:
+        try:
+            switch()
+        except DedupError as e:  # after the pointer (dropping the generations before), dedup_match is the run's
+            if _live_run(store) != run:
+                raise
+            failed.append(e)
+
+    rows = matchtable.write_batch(config, written.found.ids, *written.found.pairs, written.confirmed, then=switched)
+    if failed:
+        raise failed[0]
+    return rows
+
+
+def _live_run(store: Store) -> str | None:
+    """The run the store's pointer names, None when it cannot be read."""
+    try:
+        return (store.current_run() or {}).get("run")
+    except DedupError:
+        return None
+
+
+def summary(found: Found, sketches: str, left_out: Sequence[LeftOut] = ()) -> dict[str, Any]:
+    """What the live pointer says of a run: its figures, the state it read (`sketches`), and
+    the rows it left out, if any, the first LEFT_OUT_NAMED of them named."""
+    left = {"left_out": len(left_out), "left_out_first": [list(row) for row in left_out[:LEFT_OUT_NAMED]]}
     return {"rows": found.rows, "pairs": len(found.pairs[0]), "groups": len(found.groups),
-            "rows_with_similar": sum(len(g) for g in found.groups), "sketches": sketches}
+            "rows_with_similar": sum(len(g) for g in found.groups), "sketches": sketches, **(left if left_out else {})}
+
+
+LEFT_OUT_NAMED = 5  # rows left out that a batch names (in the live pointer, `status`, the summary)
 
 
 def replay(config: Config, store: Store, matches: bool) -> int:

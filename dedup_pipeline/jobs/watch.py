@@ -45,6 +45,7 @@ from . import matches
 from .. import killpoints
 
 from ..sql import matchtable
+from ..sql.scoped import mine
 from ..config import Config, ConfigError, mask_url
 from .incremental import Incremental, open_incremental
 from ..sql.source import SourceError, SqlSource
@@ -219,8 +220,10 @@ class Worker:
         return tally
 
     def _pending(self) -> sa.ColumnElement:
+        """The configured table's entries still to process (tables of one database share the outbox)."""
         ob = self.outbox
-        return sa.and_(ob.c.done_at.is_(None), ob.c.attempts < self.settings.max_attempts)
+        return sa.and_(ob.c.done_at.is_(None), ob.c.attempts < self.settings.max_attempts,
+                       mine(ob, self.config.source.table))
 
     def _claim(self, conn: sa.Connection, limit: int, rows: list | None) -> tuple[list[Entry], Any]:
         """Lock the oldest pending entries, then every other pending entry of their rows
@@ -255,8 +258,8 @@ class Worker:
         id_column = self.config.source.id_column
         present = {row[id_column]: row for row in self.source.rows_by_id(row_ids, conn)}
         absent = [i for i in row_ids if i not in present]
-        done = matches.apply(self.index, matchtable.SqlMatches(conn, self.matches, matchtable.INCREMENTAL),
-                             present, absent)
+        found = matchtable.SqlMatches(conn, self.matches, matchtable.INCREMENTAL, self.config.source.table)
+        done = matches.apply(self.index, found, present, absent)
         self.index.store.sync()  # before the entries are marked done: a MongoDB crash loses nothing
         return Tally(rows=len(row_ids), added=done.added, removed=done.removed, matched=done.matched)
 
@@ -363,6 +366,8 @@ def describe(error: BaseException) -> str:
 
 
 def pending_count(source: SqlSource) -> int:
-    """Entries not done yet (given up ones included)."""
+    """Entries of the configured table not done yet (given up ones included)."""
     with source.engine.connect() as conn:
-        return conn.execute(sa.text(f"SELECT COUNT(*) FROM {OUTBOX_TABLE} WHERE done_at IS NULL")).scalar_one()
+        outbox = sa.Table(OUTBOX_TABLE, sa.MetaData(), autoload_with=conn)
+        return conn.execute(sa.select(sa.func.count()).where(
+            outbox.c.done_at.is_(None), mine(outbox, source.config.source.table))).scalar_one()

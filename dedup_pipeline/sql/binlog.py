@@ -22,6 +22,7 @@ from sqlalchemy.dialects import mysql
 
 from ..config import Config, mask_url
 from .matchtable import INCREMENTAL, MATCH_TABLE
+from .scoped import mine
 from .source import SourceError, SqlSource, parse_url
 
 POSITION_TABLE = "dedup_binlog_position"
@@ -266,8 +267,8 @@ def baseline(config: Config) -> Baseline | None:
     """Before a batch reads the table: None unless the binlog path is set up (its position
     table is there) and the stored position cannot be followed (none yet, purged, or
     stopped). Then the server's position now, for `set_baseline` once the batch is done,
-    and the incremental rows of dedup_match are forgotten, in case changes the worker
-    never read made them stale: the batch writes the table's pairs."""
+    and the table's incremental rows of dedup_match are forgotten, in case changes the
+    worker never read made them stale: the batch writes the table's pairs."""
     with SqlSource(config) as source, source.errors("set a binary log position for"), \
             source.engine.begin() as conn:
         table = position_table(conn)
@@ -278,7 +279,7 @@ def baseline(config: Config) -> Baseline | None:
             return None
         now = _current_or_refuse(conn, config)
         matches = sa.Table(MATCH_TABLE, sa.MetaData(), autoload_with=conn)
-        conn.execute(matches.delete().where(matches.c.source == INCREMENTAL))
+        conn.execute(matches.delete().where(matches.c.source == INCREMENTAL, mine(matches, config.source.table)))
         return Baseline(now, reason)
 
 

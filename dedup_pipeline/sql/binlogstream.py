@@ -11,6 +11,15 @@ reading, for the worker to decide what to do before any row logged after it is r
 
 A lost connection is never resumed here: the library would reconnect in the middle of a
 transaction, and the worker restarts from the last position it stored instead.
+
+Table ids: a row event names its table by an id that the table-map event before it, in the
+same transaction, maps to a table. The library keeps that map across transactions and reads
+the table-map events of the configured table only, while a restarted server numbers its
+tables again: another table may take the id the configured table had, and its rows would be
+decoded by the configured table's stale map (misread, or `AssertionError: Result length not
+requested length`). So the map is forgotten as each transaction begins (`_forget_table_ids`),
+and a row event whose table map was skipped is another table's, which the library passes
+over. That reaches into the library: it is done for its REPLICATION_SERIES only.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import re
 import socket
 import threading
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any, NamedTuple
 
 import pymysql
@@ -39,6 +49,8 @@ HEARTBEAT_S = 1.0  # the server says it is there this often when the log is quie
 READ_TIMEOUT_S = 30.0  # no packet for this long, heartbeats included: the connection is dead
 QUEUE_EVENTS = 20_000  # events read ahead of the worker at most
 STANDALONE = 1  # MariaDB's GTID flag: the group is one statement (DDL), without BEGIN and COMMIT
+REPLICATION_SERIES = "1.0"  # of mysql-replication, whose `table_map` this module clears
+REPLICATION_REQUIREMENT = "mysql-replication>=1.0.9,<1.1"  # pyproject's [binlog] says the same
 
 
 # -- what leaves the reading thread
@@ -241,6 +253,7 @@ class Stream:
             raise BinlogError("--from binlog reads the binary log with PyPI's mysql-replication, which is not "
                               "installed: pip install 'dedup-pipeline[binlog]'") from None
 
+        _check_version()
         self.config, self.id_column, self.start = config, id_column, start
         self.schema = parse_url(config.source.url).database or ""
         self.events: queue.Queue = queue.Queue(QUEUE_EVENTS)
@@ -286,6 +299,8 @@ class Stream:
                     if self.closing.is_set():
                         return
                     plain = self._plain(event)
+                    if isinstance(plain, Begin):
+                        self._forget_table_ids()
                     if plain is not None and not self._put(plain):
                         return
                     if isinstance(plain, Statement) and plain.touching:
@@ -296,6 +311,11 @@ class Stream:
         except BaseException as e:  # noqa: BLE001 - every failure goes to the worker
             if not self.closing.is_set():
                 self._put(Failed(self._explained(e)))
+
+    def _forget_table_ids(self) -> None:
+        """Forget which table each table id named: a transaction's row events are decoded by
+        the table maps of that transaction only (the module's docstring)."""
+        self.reader.table_map.clear()
 
     def _put(self, event: Event) -> bool:
         while not self.closing.is_set():
@@ -348,6 +368,15 @@ class Stream:
             return BinlogError(f"{where} refuses to send its binary log to this account ({error.args[-1]}): it "
                                f"needs REPLICATION SLAVE; {SETUP_HINT}")
         return error
+
+
+def _check_version() -> None:
+    """Refuse, in one line, a mysql-replication of another series than the one this module
+    reaches into (its table maps)."""
+    found = metadata.version("mysql-replication")
+    if found.split(".")[:2] != REPLICATION_SERIES.split("."):
+        raise BinlogError(f"mysql-replication {found} is installed, but `--from binlog` is written for its "
+                          f"{REPLICATION_SERIES}.x releases: pip install '{REPLICATION_REQUIREMENT}'")
 
 
 def _wanted() -> list:

@@ -2,7 +2,8 @@
 append-only, each decision with the content hash both rows had when it was made. The last
 decision of a pair stands; it is stale once either row has changed since, and the pair
 goes back to the rule (and to the queue). Every path reads them through `verdicts` and
-obeys them through `core.decision.obey`.
+obeys them through `core.decision.obey`. Tables of one database share dedup_decision: a
+decision is about two rows of the configured table, and only its decisions are read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sqlalchemy as sa
 from ..core.decision import Verdict, pair_key
 from ..core.features import content_hash
 from ..errors import InputError, UsageError
+from .scoped import mine, tagged
 from .source import SqlSource, SourceError
 
 DECISION_TABLE = "dedup_decision"
@@ -99,22 +101,26 @@ def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[
         if matches is not None:
             status = matches.c.get("status")
             query = sa.select(matches.c.row_id, matches.c.similar_id, status if status is not None else sa.literal("auto"))
-            said = {(a, b): s for a, b, s in conn.execute(query.where(matches.c.row_id.in_(rows)))}
+            query = query.where(matches.c.row_id.in_(rows), mine(matches, source.config.source.table))
+            said = {(a, b): s for a, b, s in conn.execute(query)}
         items: dict[Any, set] = {}
         possible = possible_table(conn)
         if possible is not None:
-            for item, row in conn.execute(sa.select(possible.c.item, possible.c.row_id).where(possible.c.row_id.in_(rows))):
+            query = sa.select(possible.c.item, possible.c.row_id).where(
+                possible.c.row_id.in_(rows), mine(possible, source.config.source.table))
+            for item, row in conn.execute(query):
                 items.setdefault(row, set()).add(item)
     return {(a, b): said.get((a, b)) or ("possible" if items.get(a, set()) & items.get(b, set()) else "none")
             for a, b in pairs}
 
 
 def write(source: SqlSource, decisions: Sequence[Decision]) -> list[Decision]:
-    """Append these decisions in one transaction, in order (`id` is the order they stand
-    in); a `decided_at` of None is the server's now."""
+    """Append these decisions about rows of the configured table in one transaction, in
+    order (`id` is the order they stand in); a `decided_at` of None is the server's now."""
     rows = [{k: v for k, v in _kept(d).items() if not (k == "decided_at" and v is None)} for d in decisions]
     with source.errors("record decisions about rows of"), source.engine.begin() as conn:
         table = reflect(conn)
+        rows = [{**row, **tagged(table, source.config.source.table)} for row in rows]
         for _, alike in itertools.groupby(rows, key=lambda row: "decided_at" in row):  # a statement a run
             conn.execute(table.insert(), list(alike))
     return list(decisions)
@@ -130,18 +136,19 @@ def current_hashes(source: SqlSource, ids: Iterable[Any]) -> dict[Any, str]:
 
 
 def every(source: SqlSource) -> list[Decision]:
-    """Every decision, oldest first."""
+    """Every decision about rows of the configured table, oldest first."""
     with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
         table = reflect(conn)
-        return [_decision(row) for row in conn.execute(sa.select(table).order_by(table.c.id))]
+        query = sa.select(table).where(mine(table, source.config.source.table)).order_by(table.c.id)
+        return [_decision(row) for row in conn.execute(query)]
 
 
 def acts_since(source: SqlSource, since: datetime) -> int:
     """How many acts (a pair decided, or a group decided as one) were recorded since then."""
     with source.errors("count the decisions about rows of"), source.engine.connect() as conn:
         table = reflect(conn)
-        return conn.execute(sa.select(sa.func.count(sa.distinct(table.c.act)))
-                            .where(table.c.decided_at >= since)).scalar_one()
+        return conn.execute(sa.select(sa.func.count(sa.distinct(table.c.act))).where(
+            table.c.decided_at >= since, mine(table, source.config.source.table))).scalar_one()
 
 
 def touching(source: SqlSource, ids: Iterable[Any]) -> list[Decision]:
@@ -149,15 +156,17 @@ def touching(source: SqlSource, ids: Iterable[Any]) -> list[Decision]:
     with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
         if not sa.inspect(conn).has_table(DECISION_TABLE):
             return []
-        return _touching(conn, reflect(conn), ids)
+        return _touching(conn, reflect(conn), ids, source.config.source.table)
 
 
-def _touching(conn: sa.Connection, table: sa.Table, ids: Iterable[Any]) -> list[Decision]:
+def _touching(conn: sa.Connection, table: sa.Table, ids: Iterable[Any], source_table: str) -> list[Decision]:
+    """The decisions about a pair of rows of `source_table` with one of these rows in it, oldest first."""
     ids = list(set(ids))
     found: dict[int, Decision] = {}
     for start in range(0, len(ids), IN_IDS):
         part = ids[start:start + IN_IDS]
-        query = sa.select(table).where(table.c.row_id.in_(part) | table.c.other_id.in_(part))
+        query = sa.select(table).where(table.c.row_id.in_(part) | table.c.other_id.in_(part),
+                                       mine(table, source_table))
         found.update((row.id, _decision(row)) for row in conn.execute(query))
     return [found[n] for n in sorted(found)]
 
@@ -203,7 +212,7 @@ def reader(source: SqlSource) -> Callable[[Iterable[Any]], dict[tuple[Any, Any],
         if not ids:
             return {}
         with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
-            decided = _touching(conn, table, ids)
+            decided = _touching(conn, table, ids, source.config.source.table)
         return standing(source, decided) if decided else {}
 
     return read

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from . import binlog, decisions, queue
 from .migrate import OUTBOX_TABLE
+from .scoped import mine
 from .source import SqlSource
 
 
@@ -30,14 +31,14 @@ class Backlog:
 
 
 def outbox(source: SqlSource) -> Backlog | None:
-    """The backlog of dedup_outbox; None before `migrate` made it."""
+    """The backlog of the configured table in dedup_outbox; None before `migrate` made it."""
     with source.errors("read dedup_outbox beside"), source.engine.connect() as conn:
         if not sa.inspect(conn).has_table(OUTBOX_TABLE):
             return None
         table = sa.Table(OUTBOX_TABLE, sa.MetaData(), autoload_with=conn)
         pending, failed, oldest, now = conn.execute(
             sa.select(sa.func.count(), sa.func.count(table.c.last_error), sa.func.min(table.c.enqueued_at),
-                      _now(conn)).where(table.c.done_at.is_(None))).one()
+                      _now(conn)).where(table.c.done_at.is_(None), mine(table, source.config.source.table))).one()
     age = None if oldest is None else max(0.0, (now - oldest).total_seconds())
     return Backlog(pending, failed, oldest, age)
 

@@ -28,6 +28,7 @@ from alembic.config import Config as AlembicConfig
 from alembic.util import CommandError
 
 from ..config import Config, ConfigError, mask_url
+from . import triggers
 from .source import SourceError, SqlSource, parse_url
 
 
@@ -46,8 +47,11 @@ MATCH_TABLE = "dedup_match"
 BACKENDS = ("mysql", "mariadb", "sqlite")  # the migration's triggers are written for these
 BINLOG_BACKENDS = ("mysql", "mariadb")  # a binary log is theirs
 HEADS = {"triggers": "triggers@head", "binlog": "binlog@head"}  # [watch] changes -> its branch
-LAST = {"triggers": "0001", "binlog": "0002"}  # each branch's last revision: where --downgrade --sql starts
-REVIEW, REVIEW_LAST = "review@head", "0003"  # what reviewers decide: applied either way
+LAST = {"triggers": "0005", "binlog": "0002"}  # each branch's last revision: where --downgrade --sql starts
+REVIEW, REVIEW_LAST = "review@head", "0004"  # what reviewers decide: applied either way
+# The tables several source tables share, each row naming its table (scoped.py; the binlog's from the start).
+SHARED = (MATCH_TABLE, OUTBOX_TABLE, "dedup_decision", "dedup_possible", "dedup_binlog_position",
+          "dedup_binlog_failed")
 PRIVILEGE_HINT = ("; creating triggers needs the TRIGGER privilege, and with binary logging "
                   "SUPER or log_bin_trust_function_creators = 1")
 
@@ -69,14 +73,37 @@ class Target:
 
 def upgrade(config: Config) -> None:
     """Create dedup_match, what `watch` follows changes by (`[watch] changes`: the outbox
-    and its triggers, or the binlog position tables) and what reviewers decide. Nothing is written unless the
-    configured table and columns exist."""
+    and the configured table's triggers, or the binlog position tables) and what reviewers
+    decide; another table of the database gets its own triggers beside. Nothing is written
+    unless the configured table and columns exist."""
     _check_backend(config)
     with SqlSource(config) as source, _errors(config, "upgrade"):
+        _check_table(config, source)
         with source.engine.begin() as conn:
+            _check_first(conn, config)
             alembic = _alembic_config(_target(config, source.id_column.type), connection=conn)
             command.upgrade(alembic, HEADS[config.watch.changes])
             command.upgrade(alembic, REVIEW)
+            if config.watch.changes == "triggers":
+                triggers.ensure(conn, config.source.table, config.source.id_column)
+
+
+def _check_first(conn: sa.Connection, config: Config) -> None:
+    """Before revisions 0004 and 0005 a database followed one table, whose rows they name:
+    a MigrationError when that is another table than the configured one (its configuration
+    migrates first)."""
+    inspector = sa.inspect(conn)
+    unnamed = [name for name in (MATCH_TABLE, OUTBOX_TABLE) if inspector.has_table(name)
+               and "source_table" not in {c["name"] for c in inspector.get_columns(name)}]
+    if not unnamed or triggers.on(conn, config.source.table):
+        return
+    followed = triggers.others(conn, config.source.table)
+    if inspector.has_table("dedup_binlog_position"):
+        followed |= {r[0] for r in conn.execute(sa.text("SELECT source_table FROM dedup_binlog_position"))}
+    if followed and config.source.table not in followed:
+        raise MigrationError(f"{mask_url(config.source.url)} follows {', '.join(sorted(followed))} from before "
+                             f"several tables could share {', '.join(unnamed)}: run `dedup-pipeline migrate` with "
+                             f"its configuration first (its rows are named for it), then with this one")
 
 
 def ensure_store_indexes(config: Config) -> str:
@@ -91,16 +118,45 @@ def ensure_store_indexes(config: Config) -> str:
         raise StoreError(f"the SQL migrations are applied, but not the MongoDB indexes: {e}") from None
 
 
-def downgrade(config: Config) -> None:
+def downgrade(config: Config) -> set[str]:
     """Remove everything `upgrade` adds, either way (the triggers, dedup_outbox, the binlog
-    position tables, dedup_match) and the version table."""
+    position tables, dedup_match) and the version table; while other tables of the database
+    use them, only the configured table's triggers and rows. Returns those other tables."""
     _check_backend(config)
     with SqlSource(config) as source, _errors(config, "downgrade"):
         with source.engine.begin() as conn:
+            triggers.drop(conn, config.source.table)
+            others = _others(conn, config.source.table)
+            if others:
+                _forget(conn, config.source.table)
+                return others
             alembic = _alembic_config(_target(config, source.id_column.type), connection=conn)
             command.downgrade(alembic, "review@base")
             command.downgrade(alembic, "base")
             conn.execute(_drop_version_table())
+    return set()
+
+
+def _named(conn: sa.Connection) -> list[sa.Table]:
+    """The shared tables there whose rows name their table."""
+    inspector = sa.inspect(conn)
+    found = [sa.Table(name, sa.MetaData(), autoload_with=conn) for name in SHARED if inspector.has_table(name)]
+    return [table for table in found if "source_table" in table.c]
+
+
+def _others(conn: sa.Connection, table: str) -> set[str]:
+    """The other tables of the database the dedup tables hold rows of, or that have triggers."""
+    found = triggers.others(conn, table)
+    for shared in _named(conn):
+        found |= {r[0] for r in conn.execute(sa.select(shared.c.source_table).distinct()
+                                             .where(shared.c.source_table != table))}
+    return found
+
+
+def _forget(conn: sa.Connection, table: str) -> None:
+    """Delete the rows of `table` from the shared tables."""
+    for shared in _named(conn):
+        conn.execute(shared.delete().where(shared.c.source_table == table))
 
 
 def upgrade_sql(config: Config) -> str:
@@ -151,6 +207,16 @@ def _check_backend(config: Config) -> None:
     if backend not in BACKENDS:
         raise ConfigError(f"[source] url {mask_url(config.source.url)}: migrations (the outbox "
                           f"triggers) are written for MySQL/MariaDB and SQLite, not {backend}")
+
+
+def _check_table(config: Config, source: SqlSource) -> None:
+    """Before any DDL (MySQL commits each statement: a revision failing halfway would leave
+    its first tables made): what the revisions need of the configured table. A view takes
+    no trigger (the binary log's refusal of a view is SqlSource's)."""
+    if source.is_view and config.watch.changes == "triggers":
+        raise ConfigError(f"[source] table {config.source.table!r} is a view, and triggers go on tables: `watch` "
+                          f"would see no change of it; follow the table it reads instead (set [source] table and "
+                          f"id_column to it), or run `batch` alone, which reads the view")
 
 
 @contextlib.contextmanager

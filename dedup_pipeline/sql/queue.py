@@ -15,6 +15,7 @@ from ..config import Config
 from ..core.decision import id_order, pair_key
 from ..core.pairs import Pairs, groups
 from .matchtable import CHUNK
+from .scoped import mine, tagged
 from .source import SqlSource
 
 POSSIBLE_TABLE = "dedup_possible"
@@ -54,30 +55,31 @@ def items_of(ids: Sequence, possible: Pairs) -> list[Item]:
 
 
 def write(config: Config, found: list[Item]) -> int | None:
-    """Make dedup_possible hold exactly these items, in one transaction; None when the table
-    is not there (`migrate` not run since it came)."""
+    """Make dedup_possible hold exactly these items of the configured table, in one
+    transaction; None when the table is not there (`migrate` not run since it came)."""
     with SqlSource(config) as source, source.errors("write the queue of possible pairs of"), \
             source.engine.begin() as conn:
         table = reflect(conn)
         if table is None:
             return None
-        conn.execute(table.delete())
-        rows = [{"item": item.rows[0], "row_id": row, "distance": float(item.distance)}
-                for item in found for row in item.rows]
+        conn.execute(table.delete().where(mine(table, config.source.table)))
+        rows = [{"item": item.rows[0], "row_id": row, "distance": float(item.distance),
+                 **tagged(table, config.source.table)} for item in found for row in item.rows]
         for start in range(0, len(rows), CHUNK):
             conn.execute(table.insert(), rows[start:start + CHUNK])
         return len(found)
 
 
 def read(source: SqlSource) -> list[Item]:
-    """The items of the queue as the last batch left them (none before `migrate`)."""
+    """The items of the configured table's queue as its last batch left them (none before `migrate`)."""
     with source.errors("read the queue of possible pairs of"), source.engine.connect() as conn:
         table = reflect(conn)
         if table is None:
             return []
         members: dict[Any, list] = {}
         nearest: dict[Any, float] = {}
-        for item, row, distance in conn.execute(sa.select(table.c.item, table.c.row_id, table.c.distance)):
+        query = sa.select(table.c.item, table.c.row_id, table.c.distance).where(mine(table, source.config.source.table))
+        for item, row, distance in conn.execute(query):
             members.setdefault(item, []).append(row)
             nearest[item] = distance
     return [Item(sorted(rows, key=id_order), nearest[item]) for item, rows in members.items()]

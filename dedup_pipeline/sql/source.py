@@ -1,11 +1,14 @@
 """Rows from SQL: any SQLAlchemy URL (MySQL/MariaDB through PyMySQL, SQLite for the demo).
 
 Table and column names come from configuration and are checked against the real schema
-before any query; SQLAlchemy quotes them. Rows stream in id order by keyset pagination:
-each page is one query (`WHERE id > last ORDER BY id LIMIT page`) read through a
-server-side cursor a chunk at a time. Client memory is bounded by the chunk size, no
-query stays open longer than one page takes to consume (MySQL drops a client that reads
-too slowly), and no row is read twice or skipped.
+before any query; SQLAlchemy quotes them. The id column must be unique: the PRIMARY KEY or
+a UNIQUE index on it alone (a view has none: its ids are taken as unique, `check_ids` checks
+its rows, and it cannot be followed through the binary log).
+
+Rows stream in id order by keyset pagination: each page is one query (`WHERE id > last
+ORDER BY id LIMIT page`) read through a server-side cursor a chunk at a time. Client
+memory is bounded by the chunk size, no query stays open longer than one page takes to
+consume (MySQL drops a client that reads too slowly), and no row is read twice or skipped.
 
 Legacy columns: a text column whose field sets an `encoding` other than UTF-8 is
 selected as binary (`CAST(... AS BINARY)`) and its bytes decoded here with that
@@ -24,7 +27,7 @@ import functools
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
@@ -43,6 +46,20 @@ class SourceError(DedupError, RuntimeError):
     """The source database cannot be reached or read; the message says what to do."""
 
 
+class LeftOut(NamedTuple):
+    """A row left out of a read of every row (`readable`): its id, the column a value of
+    which cannot be read as text, and why in a few words."""
+
+    row: Any
+    column: str | None
+    why: str
+
+    @classmethod
+    def of(cls, row: Sequence, error: FeatureError) -> LeftOut:
+        """A row read (`tuples`: its id first) left out for the error reading it."""
+        return cls(row[0], error.column, error.why)
+
+
 class SqlSource:
     """The configured table, read through SQLAlchemy. Close it (or use `with`) when done."""
 
@@ -52,7 +69,7 @@ class SqlSource:
             create_sample(config.source.url)
         self.engine = _engine(config.source.url)
         try:
-            self.table = self._reflect()
+            self.table, self.is_view = self._reflect()
         except Exception:
             self.engine.dispose()
             raise
@@ -61,11 +78,19 @@ class SqlSource:
         self.columns = [self.id_column.name, *(f.name for f in config.fields)]  # of a row read (`tuples`)
 
     def rows(self, chunk_size: int | None = None, page_size: int | None = None, after: Any = None,
-             until: Any = None) -> Iterator[list[dict[str, Any]]]:
+             until: Any = None, left_out: list[LeftOut] | None = None) -> Iterator[list[dict[str, Any]]]:
         """Every row as {column: value}, in chunks, in id order; only ids in (after, until]
-        when given (a range of the table, such as a Spark partition reads)."""
+        when given (a range of the table, such as a Spark partition reads). With `left_out`,
+        a row that cannot be read as text is appended there (`readable`) rather than failing
+        the read, so that one bad row does not stop a reader of every row (the batch)."""
         for chunk in self.tuples(chunk_size, page_size, after, until):
-            yield self.dicts(chunk)
+            if left_out is None:
+                yield self.dicts(chunk)
+                continue
+            read, left = self.readable(chunk)
+            left_out += left
+            if read:
+                yield read
 
     def tuples(self, chunk_size: int | None = None, page_size: int | None = None, after: Any = None,
                until: Any = None, encoded: bool = False) -> Iterator[list[sa.Row]]:
@@ -144,6 +169,20 @@ class SqlSource:
 
     def _page(self, after: Any, limit: int, chunk_size: int, until: Any = None,
               encoded: bool = False) -> Iterator[list[sa.Row]]:
+        """The `limit` rows after `after`, in chunks. sqlite3 fails a whole fetch at a text that
+        is not UTF-8: the rest of the page is then read again with each text decoded here, one
+        that is not UTF-8 left as its bytes, as a BLOB's, for `dicts` to name with its row."""
+        read = 0
+        try:
+            for chunk in self._query_page(after, limit, chunk_size, until, bytes if encoded else None):
+                read, after = read + len(chunk), chunk[-1][0]
+                yield chunk
+        except _NotUtf8:
+            yield from self._query_page(after, limit - read, chunk_size, until, _utf8_text)
+
+    def _query_page(self, after: Any, limit: int, chunk_size: int, until: Any,
+                    text_factory: Any) -> Iterator[list[sa.Row]]:
+        """One keyset page's query, read a chunk at a time; with sqlite3's `text_factory` when given."""
         query = self._select().order_by(self.id_column).limit(limit)
         if after is not None:
             query = query.where(self.id_column > after)
@@ -151,13 +190,17 @@ class SqlSource:
             query = query.where(self.id_column <= until)
         with self.errors("read rows of"), self._connect() as conn:
             driver = conn.connection.driver_connection
-            if encoded:  # sqlite3 decodes every text into a str otherwise: a fifth of reading a row
-                driver.text_factory = bytes
+            if text_factory is not None:  # bytes: sqlite3 decodes every text otherwise, a fifth of reading a row
+                driver.text_factory = text_factory
             try:
                 result = conn.execution_options(stream_results=True, yield_per=chunk_size).execute(query)
-                yield from (_text_ids(chunk) if encoded else chunk for chunk in result.partitions())
+                yield from (_text_ids(chunk) if text_factory is bytes else chunk for chunk in result.partitions())
+            except sa.exc.OperationalError as e:
+                if _NOT_UTF8 in str(e.orig):
+                    raise _NotUtf8() from None
+                raise
             finally:
-                if encoded:
+                if text_factory is not None:
                     driver.text_factory = str
 
     def _select(self) -> sa.Select:
@@ -166,6 +209,23 @@ class SqlSource:
             column = self.table.c[f.name]
             columns.append(sa.cast(column, sa.LargeBinary).label(f.name) if f.name in self._legacy else column)
         return sa.select(*columns)
+
+    def readable(self, rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[LeftOut]]:
+        """`dicts` of the rows whose values can all be read as text, and the others left out
+        (LeftOut), found one row at a time once the rows together fail."""
+        rows = list(rows)
+        try:
+            return self.dicts(rows), []
+        except FeatureError:
+            pass
+        read: list[dict[str, Any]] = []
+        left: list[LeftOut] = []
+        for row in rows:
+            try:
+                read += self.dicts([row])
+            except FeatureError as e:
+                left.append(LeftOut.of(row, e))
+        return read, left
 
     def dicts(self, rows: Iterable[sa.Row]) -> list[dict[str, Any]]:
         """Rows read (`tuples`) as {column: value}, text decoded."""
@@ -186,13 +246,16 @@ class SqlSource:
         except FeatureError as e:
             id_column = self.id_column.name
             raise FeatureError(f"row {id_column} = {row[id_column]!r} of {self.config.source.table!r}, read "
-                               f"by [fields] {field.name}: {e}") from None
+                               f"by [fields] {field.name}: {e}", e.column, e.why) from None
 
-    def _reflect(self) -> sa.Table:
+    def _reflect(self) -> tuple[sa.Table, bool]:
+        """The configured table as the database has it, checked (its columns, its id), and
+        whether it is a view."""
         src = self.config.source
         try:
             with self._connect() as conn:
                 table = sa.Table(src.table, sa.MetaData(), autoload_with=conn)
+                view = src.table in sa.inspect(conn).get_view_names()
         except sa.exc.NoSuchTableError:
             raise ConfigError(f"[source] table {src.table!r} does not exist in "
                               f"{mask_url(src.url)}; check the table name") from None
@@ -208,7 +271,27 @@ class SqlSource:
             raise ConfigError(f"column{'s' if len(missing) > 1 else ''} {', '.join(missing)} not in table "
                               f"{src.table!r} (it has: {', '.join(table.c.keys())}); fix [fields] or "
                               f"[source] id_column")
-        return table
+        if view:
+            _check_view(self.config)
+        else:
+            _check_unique_id(src.table, table, src.id_column)
+        return table, view
+
+    def check_ids(self) -> None:
+        """A view's ids unique in its rows now (a table's PRIMARY KEY or UNIQUE index was
+        checked as it opened; a view has none to show): a ConfigError naming one it repeats."""
+        if not self.is_view:
+            return
+        count = sa.func.count()
+        query = sa.select(self.id_column, count).group_by(self.id_column).having(count > 1).limit(1)
+        with self.errors("check the ids of"), self._connect() as conn:
+            repeated = conn.execute(query).first()
+        if repeated is not None:
+            src = self.config.source
+            raise ConfigError(f"[source] table {src.table!r} is a view, and {repeated[1]} of its rows have "
+                              f"{src.id_column} = {repeated[0]!r}: a view's id column must be unique, as a PRIMARY "
+                              f"KEY is, and only the view's definition can keep it so; fix the view, or set "
+                              f"[source] id_column to a column unique in it")
 
     def _connect(self) -> sa.Connection:
         try:
@@ -227,6 +310,42 @@ class SqlSource:
         except sa.exc.DBAPIError as e:
             raise SourceError(f"cannot {doing} {self.config.source.table!r} in "
                               f"{mask_url(self.config.source.url)}: {_reason(e)}") from None
+
+
+def _check_unique_id(name: str, table: sa.Table, id_column: str) -> None:
+    """A ConfigError unless the PRIMARY KEY or a UNIQUE index is on the id column alone:
+    rows that share an id would be taken for one row."""
+    why = _not_unique(table, id_column)
+    if why:
+        raise ConfigError(f"[source] id_column {id_column!r} of table {name!r} is not unique: {why}; rows that "
+                          f"share an id would be taken for one row; make it unique (CREATE UNIQUE INDEX "
+                          f"{name}_{id_column}_unique ON {name} ({id_column})), or set [source] id_column to a "
+                          f"column that is (the PRIMARY KEY, or under a UNIQUE index of its own)")
+
+
+def _not_unique(table: sa.Table, column: str) -> str | None:
+    """Why the keys of a reflected table do not make `column` unique, or None when one is on
+    it alone: its non-unique indexes first, then the unique keys it shares with other columns."""
+    keys = [("the PRIMARY KEY", True, [c.name for c in table.primary_key.columns])]
+    keys += [(f"the UNIQUE index {ix.name}" if ix.unique else f"its index {ix.name}", bool(ix.unique),
+              [c.name for c in ix.columns]) for ix in table.indexes]
+    keys += [(f"the UNIQUE constraint {uc.name or ''}".rstrip(), True, [c.name for c in uc.columns])
+             for uc in table.constraints if isinstance(uc, sa.UniqueConstraint)]
+    if any(unique and names == [column] for _, unique, names in keys):
+        return None
+    reasons = [f"{what} ({', '.join(names)}) is not UNIQUE" if not unique else
+               f"it is one of the columns of {what} ({', '.join(names)}), unique only together"
+               for what, unique, names in sorted(keys, key=lambda key: key[1]) if column in names]
+    return "; ".join(reasons) or "it has no PRIMARY KEY nor UNIQUE index"
+
+
+def _check_view(config: Config) -> None:
+    """A view's id column is taken as unique (`check_ids` checks its rows now), but a view
+    cannot be followed through the binary log: a ConfigError with `--from binlog`."""
+    if config.watch.changes == "binlog":
+        raise ConfigError(f"[source] table {config.source.table!r} is a view, and the binary log holds the "
+                          f"changes of tables, never of a view, so `watch --from binlog` would see none of them; "
+                          f"follow the table it reads instead (set [source] table and id_column to it)")
 
 
 def parse_url(url: str) -> sa.URL:
@@ -287,6 +406,13 @@ def _host(url: str) -> str:
     """'host:port ' of a server URL, '' for a file (SQLite)."""
     parsed = parse_url(url)
     return f"{parsed.host}:{parsed.port or 'default port'} " if parsed.host else ""
+
+
+_NOT_UTF8 = "Could not decode to UTF-8"  # how sqlite3 fails a fetch at a text that is not UTF-8
+
+
+class _NotUtf8(Exception):
+    """sqlite3 failed a fetch at a text that is not UTF-8 (_NOT_UTF8)."""
 
 
 def _text_ids(rows: list) -> list:

@@ -25,7 +25,8 @@ EMBEDDED, SERVER, MEMORY = "embedded", "mongodb", "memory"  # StoreHealth.kind
 
 @dataclass(frozen=True)
 class LiveBatch:
-    """The batch whose results are live."""
+    """The batch whose results are live, and the rows it left out (their values not readable
+    as text): how many, and the first of them as (row, column, why)."""
 
     run: str
     live_since: dt.datetime  # when it went live, UTC (naive, as MongoDB gives it)
@@ -33,6 +34,8 @@ class LiveBatch:
     pairs: int
     groups: int
     seconds: float | None  # from its start to going live; None when its start is not recorded
+    left_out: int = 0
+    left_out_first: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def health(config: Config) -> StoreHealth:
             return StoreHealth(store.where, MEMORY, None, None,
                                "this process's memory: nothing is kept between commands", _live(live or {}), None)
         with mongo.errors(store.where):
-            found = results.batches(store.db)
+            found = results.batches(store.db, store.table)
             stored = (store.db[FORMAT].find_one({"_id": FORMAT}) or {}).get("version")
             if config.store.mongo_uri:
                 size, measured = _server_size(store.db)
@@ -78,7 +81,8 @@ def _live(pointer: dict[str, Any]) -> LiveBatch | None:
     went, started = pointer.get("finished_at"), pointer.get("started_at")
     seconds = (went - started).total_seconds() if went and started else None
     return LiveBatch(pointer["run"], went, summary.get("rows", 0), summary.get("pairs", 0),
-                     summary.get("groups", 0), seconds)
+                     summary.get("groups", 0), seconds, summary.get("left_out", 0),
+                     tuple(tuple(row) for row in summary.get("left_out_first", ())))
 
 
 def _server_size(db: Any) -> tuple[int | None, str]:

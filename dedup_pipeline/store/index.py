@@ -76,7 +76,7 @@ from .protocol import BlockStore as BlockStore  # the interface its users import
 from .protocol import CHANGED, Held, Record, Store, gone_logged, refused
 
 ROWS, BLOCKS, MANIFEST, SYNC, REMOVED, FORMAT = "rows", "blocks", "manifest", "sync", "removed", "format"
-VERSION = 3  # of the documents' format (FORMAT), brought up to date by ensure_indexes
+VERSION = 4  # of the documents' format (FORMAT), brought up to date by ensure_indexes
 # In every fresh row's `fresh`, beside its keys: the rows filed since the buckets are found
 # by one value, one index entry a row ({"fresh": {"$exists": true}} walks every entry, one
 # a key, in SecantusDB). FRESH: filed by `watch`, `add` or a replay, which every batch
@@ -192,10 +192,26 @@ def ensure_indexes(db: Any) -> None:
 def _upgrade(db: Any) -> None:
     """Once: a row logged removed by a version that logged its keys gets UNKNOWN (skipped by
     every lookup); a fresh row filed by a version before FRESH gets it. A store of version 2
-    is one of version 3 with no row BATCHED."""
+    is one of version 3 with no row BATCHED. Version 4 keys the batches by table: each run
+    gets the table its batch's settings name, and the one live pointer of a store before
+    becomes that table's (results.pointer_id)."""
     db[REMOVED].update_many({"prints": {"$exists": False}}, {"$set": {"prints": [UNKNOWN]}})
     db[ROWS].update_many({"fresh": {"$exists": True}}, {"$addToSet": {"fresh": FRESH}})
+    for run in db[results.RUNS].find({**results.RUN, "table": {"$exists": False}}, {"settings": 1}):
+        db[results.RUNS].update_one({"_id": run["_id"]}, {"$set": {"table": _table_of(run)}})
+    before = db[results.RUNS].find_one({"_id": results.LIVE})
+    if before is not None and _table_of(before):
+        moved = {**before, "_id": results.pointer_id(_table_of(before))}
+        there = db[results.RUNS].find_one({"_id": moved["_id"]}) or {}
+        if not (there.get("run") or there.get("building")):  # none yet, or made empty by a store opening
+            db[results.RUNS].replace_one({"_id": moved["_id"]}, moved, upsert=True)
+        db[results.RUNS].delete_one({"_id": results.LIVE})
     db[FORMAT].update_one({"_id": FORMAT}, {"$set": {"version": VERSION}}, upsert=True)
+
+
+def _table_of(run: dict) -> str:
+    """The table a run's (or a live pointer's) batch read, as its settings say ("": unknown)."""
+    return str(((run.get("settings") or {}).get("source") or {}).get("table") or "")
 
 
 @contextmanager
@@ -211,8 +227,11 @@ def _mongodb(config: Config) -> Iterator[MongoStore]:
     SecantusDB serving `<data_dir>/mongo` (kept across runs), shared with every other process
     using that folder (shared.py); indexes ensured."""
     with ExitStack() as stack:
+        if not config.store.mongo_uri:
+            stack.enter_context(_full_disk_said(Path(config.store.data_dir) / "mongo"))
         embedded = None if config.store.mongo_uri else stack.enter_context(_embedded(config))
-        with connect_store(config.store.mongo_uri or embedded.uri, config.store.database) as store:
+        with connect_store(config.store.mongo_uri or embedded.uri, config.store.database,
+                           config.source.table) as store:
             store.ensure_indexes()
             if embedded is not None:
                 store.reclaim, store.revive = embedded.compact, functools.partial(_revive, embedded)
@@ -224,13 +243,13 @@ STORES: dict[str, Callable[[Config], ContextManager[Store]]] = {
 
 
 @contextmanager
-def connect_store(uri: str, database: str) -> Iterator[MongoStore]:
-    """The store in `database` of the MongoDB at `uri` (a Spark executor's, the driver's
-    store reached again)."""
+def connect_store(uri: str, database: str, table: str) -> Iterator[MongoStore]:
+    """The store of `table` in `database` of the MongoDB at `uri` (a Spark executor's, the
+    driver's store reached again)."""
     with connect(uri) as client:
         where = mask_url(uri)
         with _errors(where):
-            store = MongoStore(client[database], where=where, uri=uri)
+            store = MongoStore(client[database], where=where, uri=uri, table=table)
         yield store
 
 
@@ -266,6 +285,23 @@ def _embedded(config: Config) -> Iterator[shared.ServerHandle]:
         yield server
 
 
+@contextmanager
+def _full_disk_said(folder: Path) -> Iterator[None]:
+    """The embedded server failing (it answers "internal server error", or has ended) on a
+    disk nearly full said as the full disk it is: WiredTiger's own word for it, "No space
+    left on device", goes to the server's log, not to its clients."""
+    try:
+        yield
+    except StoreError as e:
+        free = shared.low_disk(folder)
+        if free is None or not isinstance(e.__context__, (PyMongoError, EmbeddedMongoError, OSError)):
+            raise
+        raise StoreError(f"the disk of the embedded store's data folder {folder} is full ({free / 1e6:,.1f} MB "
+                         f"free), and the store's server failed for it (its log: {folder / shared.LOG}); free "
+                         f"space there, or set [store] data_dir on a larger disk, then run the command "
+                         f"again") from None
+
+
 def _revive(server: shared.ServerHandle) -> bool:
     """The embedded server started again if it had ended (True), or a StoreError saying why not."""
     if not server.revive():
@@ -279,13 +315,16 @@ def _errors(where: str) -> Any:
 
 
 class MongoStore:
-    """The block index in one MongoDB database, following its live generation, with the
-    batch's generations (results.py) and its lease (lock.py)."""
+    """The block index of `table` in one MongoDB database, following the table's live
+    generation, with its batch's generations (results.py) and the lease (lock.py). Tables
+    share the database: their rows are keyed by table, their generations by run, and each
+    table has a live pointer of its own ("": the store unscoped, results.pointer_id)."""
 
-    def __init__(self, db: Any, where: str = "", uri: str = ""):
+    def __init__(self, db: Any, where: str = "", uri: str = "", table: str = ""):
         self.db = db
         self.rows = db[ROWS]
         self.where = where or f"database {db.name}"
+        self.table = table
         self._uri = uri
         self.scheme = ""  # the scheme settings this store's user files and looks up with
         # Gives the space of dropped generations back (the embedded server's compaction);
@@ -295,7 +334,7 @@ class MongoStore:
         # a StoreError): whether it did. A MongoDB server of its own is its operator's to restart.
         self.revive: Callable[[], bool] = lambda: False
         with _errors(self.where):
-            self._use(results.pointer(db))
+            self._use(results.pointer(db, table))
 
     @property
     def uri(self) -> str:
@@ -327,7 +366,7 @@ class MongoStore:
 
     def _follow(self, now: bool = False) -> None:
         if now or time.monotonic() - self._read_at > FOLLOW_S:
-            self._use(results.pointer(self.db))
+            self._use(results.pointer(self.db, self.table))
 
     def _guarded(self, table: str, rows: Sequence, ops: list, log: bool = True,
                  again: Callable[[], list] | None = None) -> int:
@@ -344,7 +383,7 @@ class MongoStore:
                 self.db[results.CHANGES].bulk_write([UpdateOne(
                     {"_id": row_key(table, row)}, {"$set": {"table": table, "row": row}}, upsert=True)
                     for row in rows])
-            same = {"_id": results.LIVE, "run": self.generation, "building": self.building}
+            same = {"_id": results.pointer_id(self.table), "run": self.generation, "building": self.building}
             if self.db[results.RUNS].update_one(same, {"$set": {"run": self.generation}}).matched_count:
                 return deleted
             self._follow(now=True)
@@ -472,7 +511,8 @@ class MongoStore:
         with _errors(self.where):
             self._follow(now=True)  # which run is building: the others were killed
             rows: dict[Any, str] = {}
-            for run in self.db[results.RUNS].find({"state": "building", "_id": {"$ne": self.building}}):
+            for run in self.db[results.RUNS].find({"state": "building", "_id": {"$ne": self.building},
+                                                   **results.of_table(self.table)}):
                 rows.update((row, CHANGED) for row, content in self._manifest(run["_id"])
                             if manifest is None or manifest.get(row) != content)
             killed = set(rows)
@@ -665,18 +705,22 @@ class MongoStore:
             self.db.command("ping")
 
     def ensure_indexes(self) -> None:
+        """Create the store's indexes and bring its documents up to date (ensure_indexes),
+        then follow the live pointer as they have it."""
         with _errors(self.where):
             ensure_indexes(self.db)
+            self._follow(now=True)
 
     # -- the batch's generations (results.py) and its lease (lock.py)
 
     def lease(self, name: str) -> Lease:
-        """The lease `name` (`with store.lease("batch"):`): LockHeld while another holds it."""
-        return Lease(self.db.locks, name)
+        """The lease `name` of the table (`with store.lease("batch"):`): LockHeld while another
+        holds it; the batches of other tables sharing the store run beside."""
+        return Lease(self.db.locks, name, key=f"{name}:{self.table}" if self.table else name)
 
     def new_run(self, settings: dict[str, Any], scheme: str = "") -> str:
         """Start building a run's generation (results.new_run): writes are logged from now on."""
-        run = results.new_run(self.db, settings, scheme)
+        run = results.new_run(self.db, settings, scheme, self.table)
         self._follow(now=True)
         return run
 
@@ -691,11 +735,11 @@ class MongoStore:
 
     def switch(self, run: str, summary: dict[str, Any], bucket_bits: int = 0, base: str = "") -> None:
         """Make the run's generation live in one write (results.switch), and follow it."""
-        results.switch(self.db, run, summary, bucket_bits, base)
+        results.switch(self.db, run, summary, bucket_bits, base, self.table)
         self._follow(now=True)
 
     def current_run(self) -> dict[str, Any] | None:
-        return results.current_run(self.db)
+        return results.current_run(self.db, self.table)
 
     def read_matches(self, run: str) -> list[tuple]:
         return results.read_matches(self.db, run)
@@ -709,9 +753,9 @@ class MongoStore:
             return [doc["row"] for doc in self.db[results.CHANGES].find({"table": table}, {"row": 1})]
 
     def clear_changed(self) -> None:
-        """Forget the log of rows written while a run was building: its replay is done."""
+        """Forget the log of the table's rows written while a run was building: its replay is done."""
         with _errors(self.where):
-            self.db[results.CHANGES].delete_many({})
+            self.db[results.CHANGES].delete_many(results.of_table(self.table))
 
     # -- the parts of a run a Spark partition writes
 

@@ -22,10 +22,11 @@ class LockHeld(DedupError, RuntimeError):
 
 
 class Lease:
-    """`with Lease(db.locks, "batch"):` holds the lock, renewing it every ttl/3 seconds."""
+    """`with Lease(db.locks, "batch"):` holds the lock, renewing it every ttl/3 seconds; its
+    document's `key` is its name unless given (the batch of one table: "batch:<table>")."""
 
-    def __init__(self, locks: Collection, name: str, ttl: float = 120.0):
-        self.locks, self.name, self.ttl = locks, name, ttl
+    def __init__(self, locks: Collection, name: str, ttl: float = 120.0, key: str = ""):
+        self.locks, self.name, self.ttl, self.key = locks, name, ttl, key or name
         self.holder = f"{socket.gethostname()}:{os.getpid()}"
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
@@ -42,15 +43,15 @@ class Lease:
         try:
             # Matches only when free or expired; otherwise the upsert collides on _id.
             self.locks.find_one_and_update(
-                {"_id": self.name, "expires_at": {"$lt": now}},
+                {"_id": self.key, "expires_at": {"$lt": now}},
                 {"$set": {"holder": self.holder, "since": now, "expires_at": self._expiry()}},
                 upsert=True)
         except DuplicateKeyError:
-            held = self.locks.find_one({"_id": self.name})
+            held = self.locks.find_one({"_id": self.key})
             if held is None:  # released in between: try again
                 return self._take()
             if self._dead_here(held["holder"]):  # killed on this machine: no need to wait
-                self.locks.delete_one({"_id": self.name, "holder": held["holder"]})
+                self.locks.delete_one({"_id": self.key, "holder": held["holder"]})
                 return self._take()
             raise LockHeld(
                 f"another {self.name} is running ({held['holder']}, "
@@ -75,7 +76,7 @@ class Lease:
     def _renew(self) -> None:
         while not self._stop.wait(self.ttl / 3):
             try:
-                self.locks.update_one({"_id": self.name, "holder": self.holder},
+                self.locks.update_one({"_id": self.key, "holder": self.holder},
                                       {"$set": {"expires_at": self._expiry()}})
             except PyMongoError:
                 pass  # MongoDB away for a moment: the lease lasts ttl, renewed at the next try
@@ -87,7 +88,7 @@ class Lease:
         try:
             with mongo.errors(f"database {self.locks.database.name}",
                               f"the {self.name} lock expires within {self.ttl:.0f} s by itself"):
-                self.locks.delete_one({"_id": self.name, "holder": self.holder})
+                self.locks.delete_one({"_id": self.key, "holder": self.holder})
         except DedupError:
             if kind is None:  # else the error that ended the holder's work is the one to report
                 raise

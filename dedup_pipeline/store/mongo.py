@@ -16,6 +16,8 @@ from ..config import mask_url
 from ..errors import StoreError
 
 AGAIN = "run the command again once MongoDB answers"
+OUT_OF_DISK_SPACE = 14031  # MongoDB's error code for a write refused on a full disk
+NO_SPACE = "No space left on device"  # ENOSPC as WiredTiger (and the system) words it
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -25,7 +27,15 @@ def errors(where: str, advice: str = AGAIN) -> Iterator[None]:
     try:
         yield
     except PyMongoError as e:
+        if _disk_full(e):
+            raise StoreError(f"MongoDB at {where}: its disk is full ({reason(e)}); free space on the disk of its "
+                             f"data folder, then run the command again") from None
         raise StoreError(f"MongoDB at {where}: {reason(e)}; {advice}") from None
+
+
+def _disk_full(error: PyMongoError) -> bool:
+    """Whether the server refused for a full disk: MongoDB's OutOfDiskSpace, or ENOSPC in its message."""
+    return getattr(error, "code", None) == OUT_OF_DISK_SPACE or NO_SPACE.lower() in str(error).lower()
 
 
 def reason(error: Exception) -> str:

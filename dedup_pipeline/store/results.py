@@ -1,15 +1,21 @@
 """Batch runs in MongoDB: each run builds its own generation of collections aside (the
 buckets of the block index `blocks`, the pairs `matches`, the groups `groups`, each named
-`<name>__<run>`), and one pointer document says which generation is live.
+`<name>__<run>`), and one pointer document says which generation is live. Each table of
+the store has its own pointer and runs: several tables of one database (来信, 来访), each
+configured apart, keep their batches side by side in one store.
 
 Switching is one update of that document, so a reader sees the old generation or the new
 one whole, whatever moment a batch is killed at. The previous generation is kept until the
 next switch, so a reader that resolved it just before keeps reading whole results.
 
-    runs: {"_id": "live", "run": "<run>", "base": "<run>", "building": "<run>"|None,
+    runs: {"_id": "live:<table>", "run": "<run>", "base": "<run>", "building": "<run>"|None,
            "summary": {...}, "settings": {...}, "scheme": "<scheme settings>", "finished_at": <date>}
-          {"_id": "<run>", "state": "building"|"done", "started_at": <date>, "settings": {...},
-           "scheme": "<scheme settings>"}
+          {"_id": "<run>", "table": "<table>", "state": "building"|"done", "started_at": <date>,
+           "settings": {...}, "scheme": "<scheme settings>"}
+
+A table of "" is the store unscoped, as before tables had pointers of their own: its pointer
+is "live", and it reads and clears the runs and changes of every table (a store opened
+without a configuration, in tests; a store of format 3 had that one pointer, index._upgrade).
 
 A re-run that builds no buckets of its own (batch.py: few rows changed) writes only its
 pairs and groups; its `base` is the run whose buckets and manifest it uses, kept as long as
@@ -43,6 +49,7 @@ from pymongo.errors import DuplicateKeyError, OperationFailure
 from .mongo import guarded
 
 RUNS, CHANGES, LIVE = "runs", "changes", "live"
+RUN = {"state": {"$exists": True}}  # the runs' documents of RUNS, not the pointers
 RESULTS = ("matches", "groups")
 GENERATION = ("blocks", "manifest", *RESULTS)  # the collections a run builds
 PER_DOCUMENT = 5_000  # pairs, or rows of groups, a results document holds (~150 kB)
@@ -53,38 +60,49 @@ def named(name: str, run: str) -> str:
     return f"{name}__{run}" if run else name
 
 
+def pointer_id(table: str) -> str:
+    """The _id of the live pointer of `table`'s batches ("": the store unscoped)."""
+    return f"{LIVE}:{table}" if table else LIVE
+
+
+def of_table(table: str) -> dict[str, Any]:
+    """A filter of the runs, and of the changes logged, of `table` (every table's for "")."""
+    return {"table": table} if table else {}
+
+
 @guarded
-def pointer(db: Database) -> dict[str, Any]:
-    """The live pointer, created (no run yet, nothing building) if missing."""
-    found = db[RUNS].find_one({"_id": LIVE})
+def pointer(db: Database, table: str = "") -> dict[str, Any]:
+    """The live pointer of `table`, created (no run yet, nothing building) if missing."""
+    found = db[RUNS].find_one({"_id": pointer_id(table)})
     while found is None:
         try:
-            db[RUNS].update_one({"_id": LIVE}, {"$setOnInsert": {"run": "", "building": None}}, upsert=True)
+            db[RUNS].update_one({"_id": pointer_id(table)}, {"$setOnInsert": {"run": "", "building": None}},
+                                upsert=True)
         except DuplicateKeyError:  # another process created it at the same moment
             pass
-        found = db[RUNS].find_one({"_id": LIVE})
+        found = db[RUNS].find_one({"_id": pointer_id(table)})
     return found
 
 
 @guarded
-def live(db: Database, name: str) -> Collection:
-    """The live generation's collection `name`."""
-    return db[named(name, pointer(db)["run"])]
+def live(db: Database, name: str, table: str = "") -> Collection:
+    """The live generation's collection `name` of `table`."""
+    return db[named(name, pointer(db, table)["run"])]
 
 
 @guarded
-def current_run(db: Database) -> dict[str, Any] | None:
-    """The live pointer with the summary of its run, or None before the first batch."""
-    found = pointer(db)
+def current_run(db: Database, table: str = "") -> dict[str, Any] | None:
+    """The live pointer of `table` with the summary of its run, or None before its first batch."""
+    found = pointer(db, table)
     return found if found["run"] else None
 
 
 @guarded
-def batches(db: Database) -> dict[str, Any]:
-    """What `status` says of the batches, read and never written: the live pointer as stored
-    ({} before any store was opened), with `started_at`, when its run started (its own
+def batches(db: Database, table: str = "") -> dict[str, Any]:
+    """What `status` says of `table`'s batches, read and never written: the live pointer as
+    stored ({} before any store was opened), with `started_at`, when its run started (its own
     document's), and `building_since`, when the run building now started, if any."""
-    found = dict(db[RUNS].find_one({"_id": LIVE}) or {})
+    found = dict(db[RUNS].find_one({"_id": pointer_id(table)}) or {})
     runs = [run for run in (found.get("run"), found.get("building")) if run]
     started = {doc["_id"]: doc.get("started_at") for doc in db[RUNS].find({"_id": {"$in": runs}}, {"started_at": 1})}
     found["started_at"] = started.get(found.get("run") or "")
@@ -93,19 +111,19 @@ def batches(db: Database) -> dict[str, Any]:
 
 
 @guarded
-def new_run(db: Database, settings: dict[str, Any], scheme: str = "") -> str:
-    """Start building a generation, its keys made with the `scheme` settings: clear the
-    change log, and mark the run as building (from then on, live writes are logged). What
-    runs killed before going live left stays until one goes live: their manifests list the
-    rows they may have filed (store.MongoStore.since)."""
-    pointer(db)  # created if missing
+def new_run(db: Database, settings: dict[str, Any], scheme: str = "", table: str = "") -> str:
+    """Start building a generation of `table`, its keys made with the `scheme` settings:
+    clear the table's change log, and mark the run as building (from then on, live writes
+    are logged). What runs killed before going live left stays until one goes live: their
+    manifests list the rows they may have filed (store.MongoStore.since)."""
+    pointer(db, table)  # created if missing
     run = f"{_now():%Y%m%dT%H%M%S%f}-{os.getpid()}"
-    db[RUNS].insert_one({"_id": run, "state": "building", "started_at": _now(), "settings": settings,
-                         "scheme": scheme})
+    db[RUNS].insert_one({"_id": run, "table": table, "state": "building", "started_at": _now(),
+                         "settings": settings, "scheme": scheme})
     # Cleared before `building` is set: a write that lands in between came before this
     # run read the table; one after it is logged.
-    db[CHANGES].delete_many({})
-    db[RUNS].update_one({"_id": LIVE}, {"$set": {"building": run}}, upsert=True)
+    db[CHANGES].delete_many(of_table(table))
+    db[RUNS].update_one({"_id": pointer_id(table)}, {"$set": {"building": run}}, upsert=True)
     return run
 
 
@@ -195,23 +213,24 @@ class Behind:
 
 
 @guarded
-def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0, base: str = "") -> None:
-    """Make the run's generation live in one write, then drop the generations before the
-    one it replaces, but for the bases either uses. `bucket_bits`: how its block index
-    buckets keys (store.py); `base`: the run whose buckets and manifest it uses, when it
-    did not build its own (a re-run: its rows changed since are `fresh`)."""
+def switch(db: Database, run: str, summary: dict[str, Any], bucket_bits: int = 0, base: str = "",
+           table: str = "") -> None:
+    """Make the run's generation live for `table` in one write, then drop the table's
+    generations before the one it replaces, but for the bases either uses. `bucket_bits`:
+    how its block index buckets keys (store.py); `base`: the run whose buckets and manifest
+    it uses, when it did not build its own (a re-run: its rows changed since are `fresh`)."""
     # The new generation is made durable first: a crash after the switch finds it whole.
     _sync(db)
-    before = pointer(db)
+    before = pointer(db, table)
     previous = before["run"]
     built = db[RUNS].find_one({"_id": run})
-    _journaled(db).update_one({"_id": LIVE}, {"$set": {
+    _journaled(db).update_one({"_id": pointer_id(table)}, {"$set": {
         "run": run, "base": base or run, "building": None, "previous": previous,
         "previous_base": before.get("base") or previous, "summary": summary, "bucket_bits": bucket_bits,
         "settings": built["settings"], "scheme": built.get("scheme", ""), "finished_at": _now()}})
     db[RUNS].update_one({"_id": run}, {"$set": {"state": "done"}})
-    kept = [LIVE, run, previous, base or run, before.get("base") or previous]
-    for old in db[RUNS].find({"_id": {"$nin": kept}}):
+    kept = [run, previous, base or run, before.get("base") or previous]
+    for old in db[RUNS].find({**RUN, **of_table(table), "_id": {"$nin": kept}}):
         drop_generation(db, old["_id"])
     if previous:
         drop_generation(db, "")  # the plain names `add` fills before any batch

@@ -17,10 +17,13 @@ asks. A process that ends, however it ends, closes its connection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
+import logging
 import os
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -37,6 +40,11 @@ ADDRESS, LOCK, LOG = "server.json", "server.lock", "server.log"  # in the data f
 GREETING = "dedup-pipeline store"  # the first words a server says on a control connection
 GREET_WAIT_S = 10.0  # a server greets a new handle within this (its loop never waits on its work)
 TICK_S = 0.25  # how often a server looks at its signals and its idle time
+PANIC = "WT_PANIC"  # WiredTiger's word for a failure it cannot go on after (a write to a full disk)
+EXIT_PANIC = 70  # the exit status of a server that WiredTiger's panic ended (EX_SOFTWARE)
+# A data folder's disk with less free than this is full for the server: WiredTiger's log grows
+# by writes of up to a megabyte, and its files by checkpoints of many.
+LOW_DISK_BYTES = 64 << 20
 
 
 class StoreServerError(EmbeddedMongoError):
@@ -125,11 +133,11 @@ def stop(folder: str | Path) -> bool:
         found = _find(folder)
     if found is None:
         return False
-    with found:
-        with contextlib.suppress(OSError):
-            _ask(found._control, "stop")
-    with _locked(folder):  # the server holds the lock until its files are closed
-        return True
+    with found, contextlib.suppress(OSError):
+        found._control.sendall(b"stop\n")
+        while found._control.recv(256):
+            pass  # its handles are closed once its files are
+    return True
 
 
 def serve(folder: str | Path, *, port: int = 0, idle_s: float | None = None,
@@ -150,14 +158,13 @@ def serve(folder: str | Path, *, port: int = 0, idle_s: float | None = None,
                                 "pid": os.getpid(), "idle_s": idle_s})
     if not started:
         _tell_systemd("READY=1")
+    logging.getLogger("secantus").addHandler(_EndOnPanic())
     announce(mongo.uri)
     loop = _Loop(folder, mongo, control, idle_s)
     try:
         loop.run()
     finally:
-        control.close()
-        mongo.stop()
-        loop.unlock()  # held from the loop's end until the files are closed
+        loop.end()
 
 
 def main(argv: list[str]) -> None:
@@ -180,6 +187,32 @@ def main(argv: list[str]) -> None:
     os._exit(0)  # closed cleanly; the interpreter's own exit would wait on the server's threads
 
 
+class _EndOnPanic(logging.StreamHandler):
+    """SecantusDB's log on stderr (`server.log`), as Python's last resort wrote it, and the
+    process ended at a command that failed because WiredTiger panicked or its disk is full,
+    as mongod's fassert ends it: after a panic WiredTiger answers nothing (and a failed write
+    to a full disk is followed by one), and the next start recovers the files from the
+    journal (the next command, a service manager, a worker's `revive`)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        super().emit(record)
+        failed = record.exc_info[1] if record.exc_info else None
+        if failed is not None and (PANIC in str(failed) or getattr(failed, "errno", None) == errno.ENOSPC):
+            with contextlib.suppress(OSError):
+                os.write(2, f"dedup-pipeline store: {failed}; the server ends, and the next command that needs "
+                            f"it starts it again\n".encode())
+            os._exit(EXIT_PANIC)
+
+
+def low_disk(folder: str | Path) -> int | None:
+    """The bytes free on the disk of `folder` when fewer than LOW_DISK_BYTES, else None."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return None
+    return free if free < LOW_DISK_BYTES else None
+
+
 class _Loop:
     """The server's control loop: handles come and go, ask to compact or stop; the server
     stops when told, signalled, or idle."""
@@ -197,13 +230,26 @@ class _Loop:
                 signal.signal(signum, self._stop)
 
     def run(self) -> None:
-        """Serve until stopping, then take the lock (held until the process ends or the
-        caller's `with` leaves) and remove the address."""
+        """Serve until stopping, or idle for good (then holding the lock)."""
         while True:
             self._serve_once()
             if self.stopping or self._idle_for_good():
                 break
-        self._release()
+
+    def end(self) -> None:
+        """No new handle, no address, the files closed, then the handles: a process waiting
+        for its handle to close (`stop`) finds the folder free. Another starting meanwhile
+        waits for the folder (embedded.OPEN_WAIT_S); its address comes after ours went."""
+        self.control.close()
+        if (_address(self.folder) or {}).get("pid") == os.getpid():
+            (self.folder / ADDRESS).unlink(missing_ok=True)
+        try:
+            self.mongo.stop()
+        finally:
+            for handle in self.handles:
+                handle.close()
+            if self._lock is not None:
+                self._lock.close()
 
     def _serve_once(self) -> None:
         for key, _ in self.selector.select(TICK_S):
@@ -257,19 +303,6 @@ class _Loop:
         self._lock.close()
         self._lock = None
         return False
-
-    def _release(self) -> None:
-        if self._lock is None:
-            self._lock = _lock_file(self.folder)
-            fcntl.flock(self._lock, fcntl.LOCK_EX)
-        if (_address(self.folder) or {}).get("pid") == os.getpid():
-            (self.folder / ADDRESS).unlink(missing_ok=True)
-        for handle in self.handles:
-            handle.close()
-
-    def unlock(self) -> None:
-        if self._lock is not None:
-            self._lock.close()
 
     def _stop(self, signum: int, frame: object) -> None:
         self.stopping = True
