@@ -65,8 +65,8 @@ def closed(server):
     if server._control is not None:
         served.add(server.folder)
         try:
-            with open(f"/proc/{server.pid}/status") as status:
-                peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+            with open(f"/proc/{server.pid}/status") as status:  # a server ended (by `stop`) has none
+                peak = next((int(line.split()[1]) for line in status if line.startswith("VmHWM:")), 0)
             counts["rss_server_kb"] = max(counts.get("rss_server_kb", 0), peak)
         except OSError:
             pass
