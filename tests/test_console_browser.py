@@ -8,7 +8,7 @@ A visitor without a session gets the login page and no petition text; a request 
 session, and one without the CSRF token, are refused; a reviewer signs in, decides a pair
 with the keyboard, the pair leaves the queue and its decision is in dedup_decision with the
 reviewer's name; injected rows are shown as text and nothing of them runs. Screenshots of
-the queue and of a pair are saved to docs/ (the README shows them)."""
+the queue and of a pair are saved to docs/ (the reviewers' guide shows them)."""
 
 import json
 import os
