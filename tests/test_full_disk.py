@@ -154,7 +154,9 @@ def test_the_embedded_store_failing_on_its_full_disk_says_so_in_one_line(run, pr
     assert "\n" not in said and "internal server error" not in said
 
 
-def test_the_embedded_server_ends_when_its_disk_fills_and_the_next_command_starts_it_afresh(run, project, disk):
+def test_once_its_full_disk_is_freed_the_next_command_finds_the_store_as_it_was(run, project, disk):
+    """Whether the write that fails is WiredTiger's (its panic ends the server, started again
+    by the next command) or refused before it: which one fills the disk first varies."""
     ready(run, "--config", project)
     config = load_config(project, env={})
     with open_store(config) as store:
@@ -162,7 +164,6 @@ def test_the_embedded_server_ends_when_its_disk_fills_and_the_next_command_start
         fill(disk, 0)
         with pytest.raises(StoreError):
             write_more_than_the_disk_holds(store)
-        assert shared.running(disk / "data" / "mongo") is None, "the server ended"
     (disk / "filler").unlink()
     with open_store(config) as store:
         assert store.current_run()["run"] == live
