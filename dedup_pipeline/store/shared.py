@@ -112,25 +112,17 @@ def attach(folder: str | Path, *, idle_s: float | None) -> ServerHandle:
 
 def running(folder: str | Path) -> dict | None:
     """What `server.json` says of the folder's server (uri, port, pid, idle_s), if one answers."""
-    folder = Path(folder)
-    if not (folder / ADDRESS).exists():
-        return None
-    with _locked(folder):
-        found = _find(folder)
+    found = _answering(Path(folder))
     if found is None:
         return None
     found.close()
-    return _address(folder)
+    return _address(Path(folder))
 
 
 def stop(folder: str | Path) -> bool:
     """Ask the folder's server to stop, and wait until it has closed its files; whether one ran.
     The processes still using it fail, or, the long-running ones, start it again."""
-    folder = Path(folder)
-    if not (folder / ADDRESS).exists():
-        return False
-    with _locked(folder):
-        found = _find(folder)
+    found = _answering(Path(folder))
     if found is None:
         return False
     with found, contextlib.suppress(OSError):
@@ -138,6 +130,14 @@ def stop(folder: str | Path) -> bool:
         while found._control.recv(256):
             pass  # its handles are closed once its files are
     return True
+
+
+def _answering(folder: Path) -> ServerHandle | None:
+    """A handle on the folder's server if one answers; no lock taken where none ever ran."""
+    if not (folder / ADDRESS).exists():
+        return None
+    with _locked(folder):
+        return _find(folder)
 
 
 def serve(folder: str | Path, *, port: int = 0, idle_s: float | None = None,
