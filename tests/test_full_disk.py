@@ -4,7 +4,8 @@ dedup_match agree), for dedup_match is written in the transaction that switches 
 live; the embedded server ends when WiredTiger panics, as mongod does, so that once space
 is freed the next command starts it afresh and the next batch goes live.
 
-The disk is real: a 20 MB tmpfs mounted for the test (as root, which CI is) and filled, with
+The disk is real: a 64 MB tmpfs (room for WiredTiger's 10 MB journal files, two of them, beside
+the store and the batch's logs) mounted for the test (as root, which CI is) and filled, with
 the real embedded server on it. Which write meets the full disk first (the batch's sketch
 log or the store's) is the file system's to say: a batch is checked at 1 MB free (either),
 the store alone by writing until it fails. A test that cannot mount fails, saying so, rather
@@ -27,15 +28,15 @@ from dedup_pipeline.store import mongo, shared
 from dedup_pipeline.store.index import MongoStore, open_store
 
 MB = 1 << 20
-WRITES = 40  # manifest writes of 50,000 rows (about 2 MB each): more than the disk holds
+WRITES = 80  # manifest writes of 50,000 rows (about 2 MB each): more than the disk holds
 
 
 @pytest.fixture
 def disk(tmp_path):
-    """A 20 MB tmpfs mounted at tmp_path/disk, unmounted afterwards (its store's server stopped first)."""
+    """A 64 MB tmpfs mounted at tmp_path/disk, unmounted afterwards (its store's server stopped first)."""
     where = tmp_path / "disk"
     where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(where)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(where)],
                              capture_output=True, text=True)
     if mounted.returncode != 0:
         pytest.fail(f"cannot mount a tmpfs for the full-disk tests (they need root, as CI runs them): "

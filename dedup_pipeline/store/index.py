@@ -61,7 +61,7 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator, Mapping, S
 import numpy as np
 import pymongo
 from pymongo import DeleteOne, ReplaceOne, UpdateOne, WriteConcern
-from pymongo.errors import BulkWriteError, PyMongoError
+from pymongo.errors import BulkWriteError, ConnectionFailure, PyMongoError
 
 from . import mongo
 
@@ -230,12 +230,28 @@ def _mongodb(config: Config) -> Iterator[MongoStore]:
         if not config.store.mongo_uri:
             stack.enter_context(_full_disk_said(Path(config.store.data_dir) / "mongo"))
         embedded = None if config.store.mongo_uri else stack.enter_context(_embedded(config))
-        with connect_store(config.store.mongo_uri or embedded.uri, config.store.database,
-                           config.source.table) as store:
+        store = _opened(stack, config, embedded)
+        if embedded is not None:
+            store.reclaim, store.revive = embedded.compact, functools.partial(_revive, embedded)
+        yield store
+
+
+def _opened(stack: ExitStack, config: Config, embedded: shared.ServerHandle | None, again: bool = True) -> MongoStore:
+    """The store connected, its indexes ensured, its client closed with `stack`. An embedded
+    server that ends as it is opened (WiredTiger panicking at the first read after a write
+    its full disk refused) is started again, once: the command goes on as the next would."""
+    with ExitStack() as attempt:
+        try:
+            store = attempt.enter_context(connect_store(config.store.mongo_uri or embedded.uri,
+                                                        config.store.database, config.source.table))
             store.ensure_indexes()
-            if embedded is not None:
-                store.reclaim, store.revive = embedded.compact, functools.partial(_revive, embedded)
-            yield store
+        except StoreError as e:
+            if not (again and embedded and isinstance(e.__context__, ConnectionFailure) and embedded.revive()):
+                raise
+        else:
+            stack.enter_context(attempt.pop_all())
+            return store
+    return _opened(stack, config, embedded, again=False)
 
 
 STORES: dict[str, Callable[[Config], ContextManager[Store]]] = {
