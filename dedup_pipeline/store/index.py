@@ -305,13 +305,16 @@ def _embedded(config: Config) -> Iterator[shared.ServerHandle]:
 def _full_disk_said(folder: Path) -> Iterator[None]:
     """The embedded server failing (it answers "internal server error", or has ended) on a
     disk nearly full said as the full disk it is: WiredTiger's own word for it, "No space
-    left on device", goes to the server's log, not to its clients."""
+    left on device", goes to the server's log, not to its clients. The server is stopped:
+    WiredTiger refusing a write for a full disk may have panicked without a word, to end only
+    at a later command (the next batch's); started afresh, it recovers from its journal."""
     try:
         yield
     except StoreError as e:
         free = shared.low_disk(folder)
         if free is None or not isinstance(e.__context__, (PyMongoError, EmbeddedMongoError, OSError)):
             raise
+        shared.stop(folder)
         raise StoreError(f"the disk of the embedded store's data folder {folder} is full ({free / 1e6:,.1f} MB "
                          f"free), and the store's server failed for it (its log: {folder / shared.LOG}); free "
                          f"space there, or set [store] data_dir on a larger disk, then run the command "
