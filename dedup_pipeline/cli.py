@@ -735,8 +735,8 @@ def serve(config: Config, host: str, port: int, behind_proxy: bool) -> None:
 
 @main.group(context_settings={"help_option_names": ["-h", "--help"]})
 def reviewer() -> None:
-    """Who may sign in to the review console (`reviewer add NAME`, `reviewer remove NAME`,
-    `reviewer list`).
+    """Who may sign in to the review console and see what (`reviewer add NAME`, `reviewer
+    list`, `reviewer disable NAME`, `reviewer enable NAME`, `reviewer remove NAME`).
 
     Example: dedup-pipeline reviewer add wang    (asks for the password twice)
     """
@@ -745,35 +745,65 @@ def reviewer() -> None:
 @reviewer.command("add")
 @with_config
 @click.argument("name")
-@click.option("--replace", is_flag=True, help="Give an existing reviewer a new password (their sessions end).")
-def reviewer_add(config: Config, name: str, replace: bool) -> None:
+@click.option("--replace", is_flag=True, help="Give an existing reviewer a new password and role (every "
+              "session of theirs ends).")
+@click.option("--sees-phones", is_flag=True, help="Show this reviewer phone numbers unmasked (others see "
+              "138****0000 in the [console] masked_columns).")
+def reviewer_add(config: Config, name: str, replace: bool, sees_phones: bool) -> None:
     """Let NAME sign in to the review console. The password is read from stdin when it is
     not a terminal (one line), else asked for twice; it is stored as a scrypt hash.
 
-    Example: printf '%s\\n' "$PASSWORD" | dedup-pipeline reviewer add wang
+    Example: printf '%s\\n' "$PASSWORD" | dedup-pipeline reviewer add wang --sees-phones
     """
     if sys.stdin.isatty():
         password = click.prompt("password", hide_input=True, confirmation_prompt=True, err=True)
     else:
         password = sys.stdin.readline().rstrip("\r\n")
-    _shown(lambda added: click.echo(f"reviewer {added.name!r} may sign in to the console", err=True),
-           commands.reviewer_add, config, name, password, replace=replace)
+    _shown(lambda added: click.echo(f"reviewer {added.name!r} may sign in to the console"
+                                    + (", phone numbers unmasked" if added.sees_phones else ""), err=True),
+           commands.reviewer_add, config, name, password, replace=replace, sees_phones=sees_phones)
 
 
 @reviewer.command("list")
 @with_config
 def reviewer_list(config: Config) -> None:
-    """List the reviewers and when each was added.
+    """List the reviewers: name, when added, and their role (sees phones) or state (disabled).
 
     Example: dedup-pipeline reviewer list
     """
     def show(found: list) -> None:
         for r in found:
-            click.echo(f"{r.name}\t{r.created_at:%Y-%m-%d %H:%M}" if r.created_at else r.name)
+            said = [w for w, on in (("sees phones", r.sees_phones), ("disabled", r.disabled)) if on]
+            click.echo("\t".join([r.name, f"{r.created_at:%Y-%m-%d %H:%M}" if r.created_at else "-", *said]))
         if not found:
             click.echo("no reviewer yet: `dedup-pipeline reviewer add NAME`", err=True)
 
     _shown(show, commands.reviewer_list, config)
+
+
+@reviewer.command("disable")
+@with_config
+@click.argument("name")
+def reviewer_disable(config: Config, name: str) -> None:
+    """Stop NAME signing in: every console session of theirs ends at once, until `reviewer
+    enable NAME`; their decisions stay.
+
+    Example: dedup-pipeline reviewer disable wang
+    """
+    _shown(lambda done: click.echo(f"reviewer {done.name!r} disabled; their sessions are over", err=True),
+           commands.reviewer_disable, config, name)
+
+
+@reviewer.command("enable")
+@with_config
+@click.argument("name")
+def reviewer_enable(config: Config, name: str) -> None:
+    """Let a disabled reviewer NAME sign in again (with the password they had).
+
+    Example: dedup-pipeline reviewer enable wang
+    """
+    _shown(lambda done: click.echo(f"reviewer {done.name!r} may sign in again", err=True),
+           commands.reviewer_disable, config, name, disabled=False)
 
 
 @reviewer.command("remove")
@@ -787,6 +817,23 @@ def reviewer_remove(config: Config, name: str) -> None:
     """
     _shown(lambda removed: click.echo(f"reviewer {removed.name!r} removed; their sessions are over", err=True),
            commands.reviewer_remove, config, name)
+
+
+@main.command("access-log")
+@with_config
+@click.option("--out", default="-", show_default=True, help="Write the access log here as CSV (-: standard output).")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"]), metavar="DATE",
+              help="Only what was viewed from this day (or time, the database server's) on.")
+def access_log(config: Config, out: str, since: Any) -> None:
+    """Export the review console's access log: who was shown which row of the table, when,
+    on which page, from which address (CSV: viewed_at, reviewer, page, row_id, address,
+    source_table), oldest first.
+
+    Example: dedup-pipeline access-log --since 2025-03-01 --out access.csv
+    """
+    n = commands.access_log_export(config, out, since)
+    if out != "-":
+        click.echo(f"{n:,} rows viewed written to {out}", err=True)
 
 
 # ---------------------------------------------------------------- the embedded store's server

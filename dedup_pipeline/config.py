@@ -152,6 +152,27 @@ class StatusConfig:
     change_max_age_minutes: float = 10.0
 
 
+# Column names that look like phones' (glob patterns, any case): what [console] masked_columns is by default.
+PHONE_COLUMNS = ("*phone*", "*mobile*", "tel", "tel_*", "*_tel", "*电话*", "*手机*", "*联系方式*")
+MAX_IDLE_MINUTES = 8 * 60  # a console session ends 8 hours after sign-in whatever it does
+
+
+@dataclass(frozen=True)
+class ConsoleConfig:
+    # A console session unused this long ends (the live counts' refresh is no use).
+    idle_minutes: float = 30.0
+    # The columns shown masked (138****0000) to reviewers without `reviewer add --sees-phones`:
+    # glob patterns of column names, any case; [] masks nothing.
+    masked_columns: tuple = PHONE_COLUMNS
+
+
+@dataclass(frozen=True)
+class ReviewConfig:
+    # The audit (抽检): how many of the rule's own pairs of each batch are drawn at random for a
+    # reviewer, so that its precision is estimated from a sample; 0 draws none.
+    audit_pairs: int = 50
+
+
 @dataclass(frozen=True)
 class Config:
     source: SourceConfig
@@ -163,6 +184,8 @@ class Config:
     report: ReportConfig = field(default_factory=ReportConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
     status: StatusConfig = field(default_factory=StatusConfig)
+    console: ConsoleConfig = field(default_factory=ConsoleConfig)
+    review: ReviewConfig = field(default_factory=ReviewConfig)
     path: str = "<built-in default>"
 
     @property
@@ -188,7 +211,7 @@ class Config:
 _SECTIONS: dict[str, type] = {
     "source": SourceConfig, "fingerprint": FingerprintConfig, "scheme": SchemeConfig,
     "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig, "watch": WatchConfig,
-    "status": StatusConfig,
+    "status": StatusConfig, "console": ConsoleConfig, "review": ReviewConfig,
 }
 _FIELD_KEYS = {"role", "weight", "encoding"}
 MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would void every sum
@@ -201,6 +224,7 @@ _RANGES = {
     ("scheme", "days"): (0, 36_500),
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
     ("watch", "server_id"): (0, MAX_SERVER_ID),
+    ("review", "audit_pairs"): (0, 100_000),
 }
 MAX_TABLES = 1000  # [scheme] blocks choose key_blocks: each fingerprint is filed once per table
 
@@ -270,7 +294,8 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
     store = _override(sections["store"], "mongo_uri", env.get(ENV_MONGO_URI))
     config = Config(source=source, fields=_fields(data.get("fields")), fingerprint=sections["fingerprint"],
                     scheme=sections["scheme"], store=store, batch=sections["batch"],
-                    report=sections["report"], watch=sections["watch"], status=sections["status"], path=path)
+                    report=sections["report"], watch=sections["watch"], status=sections["status"],
+                    console=sections["console"], review=sections["review"], path=path)
     _check(config)
     return config
 
@@ -389,6 +414,9 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[store] kind {config.store.kind!r} is unknown; available: "
                           + ", ".join(f'"{name}"' for name in STORE_KINDS))
     _check_status(config.status)
+    if not 0 < config.console.idle_minutes <= MAX_IDLE_MINUTES:
+        raise ConfigError(f"[console] idle_minutes must be above 0 and at most {MAX_IDLE_MINUTES} (a session "
+                          f"ends 8 hours after sign-in anyway), got {config.console.idle_minutes}")
     _check_database_name(config.store.database)
     _check_mongo_uri(config.store.mongo_uri)
     if not 0 <= config.store.idle_s <= 86_400 * 365:

@@ -86,8 +86,9 @@ class Browser:
             raise TimeoutError(f"{expression} was still false after {timeout} s")
         return waited
 
-    def prepare(self, width: int = 1280, height: int = 2000) -> None:
-        """Enable the domains read, set the trap in every document and the window's size."""
+    def prepare(self, width: int = 1280, height: int = 2000, mobile: bool = False) -> None:
+        """Enable the domains read, set the trap in every document and the window's size
+        (`mobile`: a phone's, whose layout follows the page's viewport meta tag)."""
         self.events.clear()
         for domain in ("Page", "Runtime", "Log"):
             self.send(f"{domain}.enable")
@@ -95,11 +96,12 @@ class Browser:
             self.send("Page.addScriptToEvaluateOnNewDocument", source=TRAP)
             self._ready = True
         self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
-                  mobile=False)
+                  mobile=mobile)
 
-    def open(self, where: Path | str, width: int = 1280, height: int = 2000) -> float:
-        """Load a file or a URL with the trap in place; the seconds until its load event."""
-        self.prepare(width, height)
+    def open(self, where: Path | str, width: int = 1280, height: int = 2000, mobile: bool = False) -> float:
+        """Load a file or a URL with the trap in place, in a window `width` pixels wide; the
+        seconds until its load event."""
+        self.prepare(width, height, mobile)
         start = time.perf_counter()
         self.send("Page.navigate", url=where.as_uri() if isinstance(where, Path) else where)
         self.wait_for("Page.loadEventFired")

@@ -299,15 +299,16 @@ def test_a_decision_whose_row_changed_since_is_shown_stale_and_does_not_apply(re
     assert f"#{a}–#{b}</span> 不同（王芳：不同诉求）" in section
 
 
-def test_the_review_section_gives_the_rules_precision_measured_by_the_decisions(reviewed, tmp_path):
+def test_the_review_section_gives_the_rules_precision_measured_by_the_audits_decisions(reviewed, tmp_path):
     config, path, pairs, groups = reviewed()
-    first, second, third = sorted(pairs)[:3]
-    for pair, same in [(first, True), (second, True), (third, False)]:
+    drawn = [(a, b) for a, b, _ in commands.audit(config).sample]
+    other = next(pair for pair in sorted(pairs) if pair not in drawn)
+    for pair, same in [(drawn[0], True), (drawn[1], True), (drawn[2], False), (other, False)]:
         commands.decide(config, *pair, same=same, by="王芳")
     low, high = decisions.wilson(2, 3)
     section = review_section(report_of(config, tmp_path))
-    assert "审核决定</dt><dd>3<" in section
-    assert f"66.7%（95% 置信区间 {low:.1%}–{high:.1%}，3 对中 2 对）" in section
+    assert "审核决定</dt><dd>4<" in section
+    assert f"抽检 3 对中 2 对确为重复：精确率估计 66.7%（95% 区间 {low:.1%}–{high:.1%}）" in section
 
 
 def test_the_review_section_gives_the_queues_share_of_duplicates_and_points_to_its_open_items():
@@ -320,7 +321,7 @@ def test_the_review_section_gives_the_queues_share_of_duplicates_and_points_to_i
 def test_a_table_without_decisions_says_so_plainly(reviewed, tmp_path):
     config, *_ = reviewed()
     section = review_section(report_of(config, tmp_path))
-    assert "尚无审核决定。" in section and "规则找出的相似对尚未审核" in section
+    assert "尚无审核决定。" in section and "尚未抽检" in section
 
 
 def test_reviewers_names_and_notes_are_shown_as_text(reviewed, tmp_path):
@@ -336,11 +337,12 @@ def test_reviewers_names_and_notes_are_shown_as_text(reviewed, tmp_path):
 
 def test_the_review_is_in_english_with_lang_en(reviewed, tmp_path):
     config, path, pairs, groups = reviewed()
-    a, b = sorted(pairs)[0]
+    a, b, _ = commands.audit(config).sample[0]
     commands.decide(config, a, b, same=True, by="王芳")
     html = report_of(config, tmp_path, lang="en")
     section = review_section(html)
-    assert "Decisions</dt><dd>1<" in section and "100.0% (95% interval" in section and "1 of 1 pairs" in section
+    assert "Decisions</dt><dd>1<" in section and "1 of 1 audited pairs truly duplicates: precision estimated at " \
+                                                  "100.0% (95% interval" in section
     assert "confirmed by 王芳" in html and not re.search("[审核确认过期]", section)
 
 

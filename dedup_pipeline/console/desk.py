@@ -19,6 +19,14 @@ from ..errors import InputError
 QUEUE_SECONDS = 5.0  # the queue is computed at most this often (and again after each decision)
 
 
+class NoSuchRow(InputError):
+    """A row id (as written in a URL or form) the table has not: the console answers 404."""
+
+    def __init__(self, written: str, column: str):
+        super().__init__(f"no row with {column} = {written}")
+        self.written = written
+
+
 @dataclass(frozen=True)
 class Counts:
     """The live counts: the queue's pairs and groups left, decisions made today, and what
@@ -44,6 +52,20 @@ class Columns:
     short: tuple[str, ...]
     date: str | None
 
+    @property
+    def title(self) -> str | None:
+        """The short field a row is listed by: one named as a title (TITLES), else the first."""
+        return next((c for c in self.short if c.lower() in TITLES), next(iter(self.short), None))
+
+    @property
+    def name(self) -> str | None:
+        """The short field naming who filed a row (NAMES), when there is one."""
+        return next((c for c in self.short if c.lower() in NAMES), None)
+
+
+TITLES = ("title", "subject", "标题")  # short fields a row is listed by, as named in tables
+NAMES = ("name", "姓名")  # short fields naming who filed a row
+
 
 class Desk:
     """The console's library calls over one configuration. Thread-safe: the server is threaded."""
@@ -55,6 +77,7 @@ class Desk:
         self._queue: tuple[float, list] | None = None
         self._reviewers_lock = threading.Lock()
         self._reviewers: Any = None  # a SqlSource kept open for the check of every request
+        self._access_table: Any = None  # dedup_access, reflected once
         fields = config.fields
         self.columns = Columns(config.source.id_column, next((f.name for f in fields if f.role == "long"), None),
                                tuple(f.name for f in fields if f.role == "short"),
@@ -69,12 +92,52 @@ class Desk:
         return reviewers.sign_in(self._reviewer_source(), name, password)
 
     def stamp(self, name: str) -> str | None:
-        """The stamp of `name`'s current password, None when they are no reviewer: read
-        afresh on every call (one query), so that a session ends at the request after
-        `reviewer remove` or `reviewer add --replace`, whichever process ran it."""
+        """The stamp of `name`'s current password and session generation, None when they are
+        no reviewer or disabled (`current`)."""
+        found = self.current(name)
+        return found.stamp if found else None
+
+    def current(self, name: str) -> Any:
+        """What a session of `name` must carry and may see (reviewers.Current), None when
+        none holds: read afresh on every request (one query), so that a session ends at the
+        request after a sign-out, `reviewer remove`, `disable` or `add --replace`, whichever
+        process ran it."""
         from ..sql import reviewers
 
-        return reviewers.current_stamp(self._reviewer_source(), name)
+        return reviewers.current(self._reviewer_source(), name)
+
+    def sign_out(self, name: str) -> None:
+        """End every session of `name`, on every computer."""
+        from ..sql import reviewers
+
+        reviewers.sign_out(self._reviewer_source(), name)
+
+    def login_failures(self, kind: str, subject: str, since: float) -> list[float]:
+        """When a name or an address (`kind`) failed to sign in since `since` (epoch seconds)."""
+        from ..sql import access
+
+        return access.failures(self._reviewer_source(), kind, subject, since)
+
+    def login_failed(self, subjects: list[tuple[str, str]], at: float) -> None:
+        from ..sql import access
+
+        access.failed(self._reviewer_source(), subjects, at)
+
+    def login_forget(self, kind: str, subject: str) -> None:
+        from ..sql import access
+
+        access.forget(self._reviewer_source(), kind, subject)
+
+    def log_access(self, reviewer: str, address: str | None, viewed: Sequence[tuple[str, Any]]) -> None:
+        """Note in the access log the rows (page, id) a page showed `reviewer`."""
+        from ..sql import access
+
+        source = self._reviewer_source()
+        with self._reviewers_lock:
+            if self._access_table is None:
+                with source.errors("read the access log beside"), source.engine.connect() as conn:
+                    self._access_table = access.reflect(conn)
+        access.log(source, reviewer, address, viewed, self._access_table)
 
     def _reviewer_source(self) -> Any:
         """One source kept open for the reviewers' checks: no engine or reflection a request."""
@@ -105,6 +168,27 @@ class Desk:
     def figures(self) -> Any:
         return commands.precision(self.config)
 
+    def found(self) -> Any:
+        """The live batch's pairs and groups, for browsing (commands.found; cached for QUEUE_SECONDS)."""
+        with self._lock:
+            now = self.clock()
+            kept = getattr(self, "_found", None)
+            if kept is None or now - kept[0] > QUEUE_SECONDS:
+                self._found = kept = (now, commands.found(self.config))
+            return kept[1]
+
+    def verdicts(self, pairs: Sequence[tuple]) -> dict[tuple, Any]:
+        """{pair: its standing verdict (core.decision.Verdict)} of these pairs decided."""
+        from ..sql import decisions
+        from ..sql.source import SqlSource
+
+        wanted = set(pairs)
+        with SqlSource(self.config) as source:
+            if not wanted or not decisions.exists(source):
+                return {}
+            found = decisions.verdicts(source, {r for pair in wanted for r in pair})
+        return {pair: v for pair, v in found.items() if pair in wanted}
+
     def _summary(self) -> dict[str, Any]:
         from ..store.index import open_store
 
@@ -133,31 +217,51 @@ class Desk:
             for text in written:
                 row = source.row_by_written_id(str(text))
                 if row is None:
-                    raise InputError(f"no row with {self.columns.id} = {text}")
+                    raise NoSuchRow(str(text), self.columns.id)
                 found.append(row)
         return found
 
-    def dates(self, ids: Sequence[Any]) -> dict[Any, Any]:
-        """{id: its filing date} of these rows (none without a date column)."""
+    def rows_of(self, ids: Sequence[Any]) -> list[dict[str, Any]]:
+        """The rows with these ids, in id order, ids with no row left out: one query for a
+        page's worth (a queue page's rows), not one a row."""
         from ..sql.source import SqlSource
 
-        if not self.columns.date or not ids:
-            return {}
+        if not ids:
+            return []
         with SqlSource(self.config) as source:
-            return {r[self.columns.id]: r.get(self.columns.date) for r in source.rows_by_id(ids)}
+            return source.rows_by_id(ids)
+
+    def search(self, text: str) -> Any:
+        """The rows `text` finds, best first, with the rows each is paired with (sql.search.Found)."""
+        return commands.search(self.config, text)
 
     def history(self, a: Any, b: Any) -> list:
         return commands.history(self.config, a, b)
 
-    def decide(self, a: Any, b: Any, *, same: bool, by: str, note: str | None = None) -> list:
+    def group_history(self, rows: Sequence[Any]) -> list:
+        """Every decision about a pair of these rows, oldest first."""
+        return commands.group_history(self.config, list(rows))
+
+    def decide(self, a: Any, b: Any, *, same: bool, by: str, note: str | None = None,
+               seen: int | None = None) -> list:
+        """Decide a pair; `seen` the id of its latest decision the page showed (0: none):
+        another made since refuses this one (sql.decisions.Conflict)."""
         try:
-            return commands.decide(self.config, a, b, same=same, by=by, note=note)
+            return commands.decide(self.config, a, b, same=same, by=by, note=note, seen=seen)
         finally:
             self._forget_queue()
 
-    def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None) -> list:
+    def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None,
+                     seen: int | None = None) -> list:
         try:
-            return commands.decide_group(self.config, rows, same=same, by=by, note=note, row=row)
+            return commands.decide_group(self.config, rows, same=same, by=by, note=note, row=row, seen=seen)
+        finally:
+            self._forget_queue()
+
+    def undo(self, by: str, act: str) -> list:
+        """Undo `by`'s most recent act, when it is `act` (sql.decisions.undo)."""
+        try:
+            return commands.undo(self.config, by, act)
         finally:
             self._forget_queue()
 

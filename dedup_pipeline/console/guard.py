@@ -5,27 +5,32 @@
   restart, and no key is ever in the configuration.
 - Every POST carries the session's CSRF token (a form field or the X-CSRF-Token header),
   compared in constant time.
-- Failed logins are counted per name and per client address; LIMIT of them in WINDOW
-  seconds refuse both with 429 until the oldest falls out of the window.
+- Failed logins are kept in the database (the desk's `login_*` calls, sql/access.py), so
+  that the limit survives a restart. A name that failed LIMIT times cools down, for that
+  name only: a minute, doubled at each further failure, at most COOL_DOWN_MAX (a success
+  forgets its failures; a day forgets them too). An address is refused only past
+  ADDRESS_LIMIT failures in WINDOW seconds, high enough for an office behind one proxy:
+  it slows spraying many names from one address, never a colleague's right password.
 - Every answer carries a strict Content-Security-Policy (the console's own script and
   style files only, nothing inline), X-Frame-Options DENY and Referrer-Policy no-referrer.
 """
 
 from __future__ import annotations
 
-import collections
 import hmac
 import os
 import secrets
-import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable
 
 ENV_SECRET = "DEDUP_CONSOLE_SECRET"
 SECRET_FILE = "console-secret"
 CSRF_FIELD, CSRF_HEADER = "csrf_token", "X-CSRF-Token"
-LIMIT, WINDOW = 5, 15 * 60  # failed logins per name and per address, in seconds
+LIMIT = 5  # failed logins of a name before it cools down
+COOL_DOWN, COOL_DOWN_MAX = 60, 15 * 60  # the first cool-down, doubled each failure after, and its longest
+NAME_MEMORY = 24 * 3600  # a name's failures count this long (seconds) unless it signs in
+ADDRESS_LIMIT, WINDOW = 50, 15 * 60  # failed logins from one address in WINDOW seconds
 
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -66,28 +71,40 @@ def same_token(given: str | None, expected: str | None) -> bool:
 
 
 class LoginLimit:
-    """Failed logins per key (a name, an address) in a sliding window; thread-safe."""
+    """The console's limit on failed logins, over the failures a store keeps (the desk:
+    `login_failures(kind, subject, since)`, `login_failed(subjects, at)`,
+    `login_forget(kind, subject)`); `clock` is seconds since the epoch."""
 
-    def __init__(self, limit: int = LIMIT, window: float = WINDOW, clock: Callable[[], float] = time.monotonic):
-        self.limit, self.window, self.clock = limit, window, clock
-        self._failures: dict[str, collections.deque] = collections.defaultdict(collections.deque)
-        self._lock = threading.Lock()
+    def __init__(self, clock: Callable[[], float] = time.time, store: Any = None):
+        self.clock, self.store = clock, store
 
-    def blocked(self, keys: Iterable[str]) -> bool:
-        with self._lock:
-            return any(len(self._recent(key)) >= self.limit for key in keys)
+    def wait(self, name: str, address: str | None) -> float:
+        """Seconds before `name` may try again from `address` (0: now)."""
+        now = self.clock()
+        return max(0.0, self._name_wait(name, now), self._address_wait(address, now))
 
-    def failed(self, keys: Iterable[str]) -> None:
-        with self._lock:
-            for key in keys:
-                self._recent(key).append(self.clock())
+    def failed(self, name: str, address: str | None) -> None:
+        self.store.login_failed([("name", name)] + ([("address", address)] if address else []), self.clock())
 
-    def forget(self, key: str) -> None:
-        with self._lock:
-            self._failures.pop(key, None)
+    def succeeded(self, name: str) -> None:
+        """`name` signed in: its failures are forgotten (its address's are not)."""
+        self.store.login_forget("name", name)
 
-    def _recent(self, key: str) -> collections.deque:
-        times = self._failures[key]
-        while times and self.clock() - times[0] >= self.window:
-            times.popleft()
-        return times
+    def _name_wait(self, name: str, now: float) -> float:
+        times = self.store.login_failures("name", name, now - NAME_MEMORY)
+        if len(times) < LIMIT:
+            return 0.0
+        return times[-1] + cool_down(len(times)) - now
+
+    def _address_wait(self, address: str | None, now: float) -> float:
+        if not address:
+            return 0.0
+        times = self.store.login_failures("address", address, now - WINDOW)
+        if len(times) < ADDRESS_LIMIT:
+            return 0.0
+        return times[len(times) - ADDRESS_LIMIT] + WINDOW - now  # until one fewer than the limit is left
+
+
+def cool_down(failures: int) -> float:
+    """Seconds a name waits after its last failure, once it has failed `failures` times."""
+    return float(min(COOL_DOWN_MAX, COOL_DOWN * 2 ** max(0, failures - LIMIT)))

@@ -14,7 +14,7 @@ from .render import PairDecision, ReportData, Review, groups_table, render_html,
 from ..core.decision import AUTO, CONFIRMED, Verdict, id_order, obey
 from ..jobs.stages import groups_of
 from ..sql import decisions
-from ..sql.queue import open_items
+from ..sql.queue import audit, open_items
 from ..sql.source import SqlSource
 from ..store.index import StoreError, open_store
 
@@ -67,13 +67,16 @@ def regrouped(groups: list[list], pairs: list[tuple], found: Obeyed) -> list[lis
     return groups_of(ids, (i, j, np.array([p[2] for p in found.pairs], float)))
 
 
-def _review(config: Config, source: SqlSource, found: Obeyed) -> Review | None:
-    """What reviewers decided, for the report's review section and its marks on pairs;
-    None without dedup_decision."""
+def _review(config: Config, source: SqlSource, found: Obeyed, run: str, pairs: list[tuple]) -> Review | None:
+    """What reviewers decided, for the report's review section and its marks on pairs (the
+    rule's precision from the audit of the batch `run` of these `pairs`, as the console
+    gives it); None without dedup_decision."""
     if found.decided is None:
         return None
     last = {d.pair: d for d in found.decided}
-    return Review(decisions=len(found.decided), precision=decisions.precision(found.decided),
+    checked = audit(run, pairs, found.decided, found.verdicts, config.review.audit_pairs)
+    return Review(decisions=len(found.decided),
+                  precision=decisions.precision(found.decided, checked.audited, len(checked.sample)),
                   open_items=len(open_items(source)),
                   last={pair: PairDecision(last[pair].reviewer, last[pair].note, v.same, v.stale)
                         for pair, v in found.verdicts.items()})
@@ -90,7 +93,7 @@ def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[
         if with_rows:
             for row in source.rows_by_id(rid for g in groups for rid in g):
                 rows[row[config.source.id_column]] = row
-        seen = _review(config, source, found) if review else None
+        seen = _review(config, source, found, run["run"], pairs) if review else None
     fields = config.fields
     return ReportData(
         rows=rows, pairs=found.pairs, groups=groups, computed_at=run["finished_at"], settings=run["settings"],

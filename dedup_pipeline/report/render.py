@@ -17,16 +17,17 @@ import datetime as dt
 import hashlib
 import json
 import math
+import os
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import jinja2
 from markupsafe import Markup
+from rapidfuzz.distance import Indel
 
 from ..core.decision import NOT_MEASURED, pair_key
 
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 MAX_ROWS_SHOWN = 30  # rows of one group on the page; the exports hold all
 MAX_PAIRS_SHOWN = 40  # pairs listed under one group
 TEXT_LIMIT = 4000  # characters of one text shown (and diffed) on the page
+ALIGN_CELLS = 20_000 * 20_000  # characters of one text by the other's that diff_segments aligns (~50 MB)
+STRAY_RUN = 3  # a shared run this short between longer changes is marked as part of them
 TOP_CATEGORIES = 12
 SIZE_BINS = [(2, 2), (3, 3), (4, 4), (5, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, None)]
 
@@ -109,8 +112,8 @@ LABELS = {
         "legend": "每行与本组首行（最早的一行）逐字比较。",
         "truncated": "……（全文见导出）", "footer": "由 dedup-pipeline 生成，离线可用。",
         "review": "审核", "decisions": "审核决定", "precision": "规则的准确率",
-        "precision_of": "{share}（95% 置信区间 {low}–{high}，{decided} 对中 {same} 对）",
-        "precision_none": "规则找出的相似对尚未审核",
+        "precision_of": "抽检 {decided} 对中 {same} 对确为重复：精确率估计 {share}（95% 区间 {low}–{high}）",
+        "precision_none": "尚未抽检",
         "queue_share": "待定项中确为重复的比例", "queue_of": "{share}（{decided} 项中 {same} 项）",
         "queue_none": "待定项尚未审核", "open_items": "待审核项",
         "open_hint": "{n} 项：用 dedup-pipeline serve 审核，或用 dedup-pipeline report --possible 导出",
@@ -142,8 +145,9 @@ LABELS = {
         "legend": "each row compared character by character with the group's first (earliest) row.",
         "truncated": "… (full text in the exports)", "footer": "Made by dedup-pipeline; works offline.",
         "review": "Review", "decisions": "Decisions", "precision": "The rule's precision",
-        "precision_of": "{share} (95% interval {low}–{high}; {same} of {decided} pairs)",
-        "precision_none": "none of the rule's pairs decided yet",
+        "precision_of": "{same} of {decided} audited pairs truly duplicates: precision estimated at {share} "
+                        "(95% interval {low}–{high})",
+        "precision_none": "not audited yet",
         "queue_share": "Queue items that were duplicates", "queue_of": "{share} ({same} of {decided} items)",
         "queue_none": "no queue item decided yet", "open_items": "Open queue items",
         "open_hint": "{n}: review them with dedup-pipeline serve, or export them with dedup-pipeline report --possible",
@@ -505,19 +509,53 @@ def _group_index(data: ReportData, number: int, ids: Sequence[Any],
 
 def diff_segments(base: str, text: str) -> list[tuple[str, str]]:
     """`text` as (kind, characters) pieces against `base`: "same", "added" (new or changed
-    here) or "removed" (in base, not here). Character-level difflib; no autojunk, which
-    would treat common Chinese characters as noise."""
-    pieces = []
-    matcher = SequenceMatcher(None, base, text, autojunk=False)
-    for op, a0, a1, b0, b1 in matcher.get_opcodes():
-        if op == "equal":
-            pieces.append(("same", text[b0:b1]))
-            continue
-        if a1 > a0:
-            pieces.append(("removed", base[a0:a1]))
-        if b1 > b0:
-            pieces.append(("added", text[b0:b1]))
+    here) or "removed" (in base, not here), each change as removed then added. What is
+    marked is what differs: the texts aligned on their longest common subsequence."""
+    pieces: list[tuple[str, str]] = []
+    done_a = done_b = 0
+    for a, b, size in _shared_runs(base, text):
+        if a > done_a:
+            pieces.append(("removed", base[done_a:a]))
+        if b > done_b:
+            pieces.append(("added", text[done_b:b]))
+        pieces.append(("same", text[b:b + size]))
+        done_a, done_b = a + size, b + size
+    if done_a < len(base):
+        pieces.append(("removed", base[done_a:]))
+    if done_b < len(text):
+        pieces.append(("added", text[done_b:]))
     return pieces
+
+
+def _shared_runs(base: str, text: str) -> list[tuple[int, int, int]]:
+    """The runs both texts share, in order, as (start in base, start in text, length): an
+    optimal character alignment (rapidfuzz's Indel opcodes, the longest common subsequence),
+    where difflib's longest-block-first heuristic pairs a repeated phrase of a long text with
+    the wrong repetition and marks whole paragraphs. Texts too long to align in
+    ALIGN_CELLS share only their common start and end."""
+    head = len(os.path.commonprefix([base, text]))
+    tail = len(os.path.commonprefix([base[head:][::-1], text[head:][::-1]]))
+    if (len(base) - head - tail) * (len(text) - head - tail) > ALIGN_CELLS:
+        return [run for run in ((0, 0, head), (len(base) - tail, len(text) - tail, tail)) if run[2]]
+    runs = [(a0, b0, a1 - a0) for tag, a0, a1, b0, b1 in Indel.opcodes(base, text).as_list() if tag == "equal"]
+    return _without_stray_runs(runs, len(base), len(text))
+
+
+def _without_stray_runs(runs: list[tuple[int, int, int]], len_a: int, len_b: int) -> list[tuple[int, int, int]]:
+    """`runs` less those of at most STRAY_RUN characters between longer changes (a 的 or a
+    comma two rewritten sentences happen to share), until none is left: a rewrite is then
+    marked as one phrase, not a scatter of single characters."""
+    while True:
+        kept: list[tuple[int, int, int]] = []
+        for k, (a, b, size) in enumerate(runs):
+            end_a, end_b = (kept[-1][0] + kept[-1][2], kept[-1][1] + kept[-1][2]) if kept else (0, 0)
+            next_a, next_b = runs[k + 1][:2] if k + 1 < len(runs) else (len_a, len_b)
+            before, after = max(a - end_a, b - end_b), max(next_a - a - size, next_b - b - size)
+            if not (size <= STRAY_RUN and size < before and size < after):
+                kept.append((a, b, size))
+        if len(kept) == len(runs):
+            return kept
+        runs = kept
 
 
 def _text(value: Any) -> str:

@@ -4,15 +4,23 @@ decision of a pair stands; it is stale once either row has changed since, and th
 goes back to the rule (and to the queue). Every path reads them through `verdicts` and
 obeys them through `core.decision.obey`. Tables of one database share dedup_decision: a
 decision is about two rows of the configured table, and only its decisions are read.
+
+A decision can be made from what a reviewer saw (`seen`: the id of the latest decision
+about the rows, 0 for none): it is refused (`Conflict`) when another has been made since,
+the check and the write one at a time per table. An undo is an act of its own (its act
+named `undo…`) that restores each pair's decision before the act undone, or, where there
+was none, withdraws it (a row whose hashes are WITHDRAWN: it never stands).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
 import itertools
 import json
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
@@ -20,7 +28,7 @@ import sqlalchemy as sa
 
 from ..core.decision import Verdict, pair_key
 from ..core.features import content_hash
-from ..errors import InputError, UsageError
+from ..errors import DedupError, InputError, UsageError
 from .scoped import mine, tagged
 from .source import SqlSource, SourceError
 
@@ -29,6 +37,9 @@ SAME, DIFFERENT = "same", "different"
 FIELDS = ("row_id", "other_id", "verdict", "reviewer", "decided_at", "note", "row_hash", "other_hash", "act",
           "proposed")
 IN_IDS = 500  # ids per `IN (...)` of a lookup (asked of both columns)
+UNDO = "undo"  # an undo's act begins so (never a uuid's hex, which is 0-9a-f)
+WITHDRAWN = "withdrawn"  # the hashes of an undo of a pair's first decision: no row has them
+LOCK_SECONDS = 10  # how long a decision waits for another being recorded on the same table
 
 
 @dataclass(frozen=True)
@@ -46,10 +57,30 @@ class Decision:
     act: str
     proposed: str | None = None  # what the pipeline said of the pair then: auto, confirmed, possible, none
     stale: bool = False  # not kept: a row changed since (`history` says so), so it no longer stands
+    id: int | None = field(default=None, compare=False)  # its place in dedup_decision, once read from it
 
     @property
     def pair(self) -> tuple[Any, Any]:
         return self.row_id, self.other_id
+
+    @property
+    def undo(self) -> bool:
+        """Made by an undo (restoring the decision before the act undone, or withdrawing)."""
+        return self.act.startswith(UNDO)
+
+    @property
+    def withdrawn(self) -> bool:
+        """An undo of the pair's first decision: the pair has no decision again."""
+        return self.row_hash == WITHDRAWN
+
+
+class Conflict(DedupError):
+    """A decision made from a view that is no longer current: `latest` is the decision made
+    since, that the reviewer did not see (None: an undo found nothing of theirs to undo)."""
+
+    def __init__(self, latest: Decision | None, message: str):
+        super().__init__(message)
+        self.latest = latest
 
 
 def reflect(conn: sa.Connection) -> sa.Table:
@@ -66,16 +97,18 @@ def exists(source: SqlSource) -> bool:
 
 
 def record(source: SqlSource, pairs: Iterable[tuple[Any, Any]], verdict: str, reviewer: str,
-           note: str | None = None) -> list[Decision]:
+           note: str | None = None, *, seen: int | None = None, among: Iterable[Any] | None = None) -> list[Decision]:
     """Decide these pairs (a group's decision is its pairs, made in one act), each with the
-    content hash its rows have now; refused whole when a row is not in the table."""
+    content hash its rows have now; refused whole when a row is not in the table, and, when
+    `seen` is given (the id of the latest decision about pairs of the rows `among` that the
+    reviewer was shown, 0 for none), when another has been made since (`Conflict`)."""
     if verdict not in (SAME, DIFFERENT):
         raise UsageError(f"a verdict is {SAME!r} or {DIFFERENT!r}, not {verdict!r}")
     if not reviewer.strip():
         raise UsageError("a decision names its reviewer (--by NAME)")
     keyed = sorted({pair_key(a, b) for a, b in pairs if a != b}, key=lambda p: tuple(map(str, p)))
     if not keyed:
-        raise UsageError("a decision needs two different rows")
+        raise InputError("a decision needs two different rows")
     hashes = current_hashes(source, {r for pair in keyed for r in pair})
     missing = sorted({r for pair in keyed for r in pair if r not in hashes}, key=str)
     if missing:
@@ -85,7 +118,111 @@ def record(source: SqlSource, pairs: Iterable[tuple[Any, Any]], verdict: str, re
     said = proposed(source, keyed)
     made = [Decision(a, b, verdict, reviewer.strip(), None, note, hashes[a], hashes[b], act, said[a, b])
             for a, b in keyed]
-    return write(source, made)
+    rows = set(among) if among is not None else {r for pair in keyed for r in pair}
+    with _one_at_a_time(source, "record decisions about rows of") as (conn, table):
+        if seen is not None:
+            _check_seen(_latest(conn, table, rows, source.config.source.table), seen)
+        _insert(conn, table, made, source.config.source.table)
+    return made
+
+
+def _check_seen(latest: Decision | None, seen: int) -> None:
+    """Refuse a decision made from a view that showed `seen` (0: none) as the latest decision."""
+    if (latest.id if latest else 0) != seen:
+        raise _since(latest)
+
+
+def _since(latest: Decision | None) -> Conflict:
+    """The refusal of a decision from a view older than `latest`, saying who decided what, when."""
+    said = (f"{latest.reviewer} decided rows {latest.row_id} and {latest.other_id} {latest.verdict!r} "
+            f"at {latest.decided_at}" if latest else "the decisions shown are gone")
+    return Conflict(latest, f"{said} since this view was shown: nothing was decided; look again")
+
+
+def undo(source: SqlSource, reviewer: str, act: str | None = None) -> list[Decision]:
+    """Undo `reviewer`'s most recent act (only if it is `act`, when given), as an act of its
+    own: each of its pairs gets a copy of its decision before it (hashes and all, so a stale
+    one stays stale), or is withdrawn where it had none; refused (`Conflict`) when a pair
+    has been decided since, or when the reviewer has nothing to undo."""
+    name = source.config.source.table
+    with _one_at_a_time(source, "undo a decision about rows of") as (conn, table):
+        last = conn.execute(sa.select(table.c.act).where(table.c.reviewer == reviewer.strip(), mine(table, name))
+                            .order_by(table.c.id.desc()).limit(1)).scalar()
+        if last is None or (act is not None and last != act):
+            raise Conflict(None, f"{reviewer} has no such decision to undo: it was undone, or they decided since")
+        query = sa.select(table).where(table.c.act == last, mine(table, name)).order_by(table.c.id)
+        undone = list({d.pair: d for d in map(_decision, conn.execute(query))}.values())
+        decided = _among(conn, table, {r for d in undone for r in d.pair}, name)
+        made = [_restored(d, [e for e in decided if e.pair == d.pair], reviewer.strip(), act=new)
+                for new in [UNDO + uuid.uuid4().hex[:28]] for d in undone]
+        _insert(conn, table, made, name)
+    return made
+
+
+def _restored(undone: Decision, decided: list[Decision], reviewer: str, act: str) -> Decision:
+    """What undoing `undone` records of its pair (`decided`: the pair's decisions, oldest first)."""
+    if decided[-1].act != undone.act:
+        raise _since(decided[-1])
+    before = [d for d in decided if d.id < undone.id]
+    was = before[-1] if before else replace(undone, row_hash=WITHDRAWN, other_hash=WITHDRAWN)
+    return replace(was, reviewer=reviewer, decided_at=None, note=None, act=act, stale=False, id=None)
+
+
+def among(source: SqlSource, rows: Iterable[Any]) -> list[Decision]:
+    """Every decision about a pair of these rows (a group's), oldest first, stale marked."""
+    rows = set(rows)
+    with source.errors("read the decisions about rows of"), source.engine.connect() as conn:
+        if not sa.inspect(conn).has_table(DECISION_TABLE):
+            return []
+        decided = _among(conn, reflect(conn), rows, source.config.source.table)
+    return [replace(d, stale=stale) for d, stale in zip(decided, changed(source, decided))]
+
+
+def _among(conn: sa.Connection, table: sa.Table, rows: set, source_table: str) -> list[Decision]:
+    rows_list = list(rows)
+    query = sa.select(table).where(table.c.row_id.in_(rows_list), table.c.other_id.in_(rows_list),
+                                   mine(table, source_table)).order_by(table.c.id)
+    return [_decision(row) for row in conn.execute(query)]
+
+
+def _latest(conn: sa.Connection, table: sa.Table, rows: set, source_table: str) -> Decision | None:
+    """The latest decision about a pair of these rows, None when there is none."""
+    rows_list = list(rows)
+    query = sa.select(table).where(table.c.row_id.in_(rows_list), table.c.other_id.in_(rows_list),
+                                   mine(table, source_table)).order_by(table.c.id.desc()).limit(1)
+    row = conn.execute(query).first()
+    return _decision(row) if row is not None else None
+
+
+@contextlib.contextmanager
+def _one_at_a_time(source: SqlSource, doing: str) -> Iterator[tuple[sa.Connection, sa.Table]]:
+    """A transaction (and dedup_decision) in which no other decision about rows of the
+    configured table is checked or written: MySQL/MariaDB's named lock, SQLite's write lock
+    (taken by a first, empty, update), so that a check and its write are one."""
+    with source.errors(doing), source.engine.connect() as conn:
+        table = reflect(conn)
+        name = _lock_name(conn, source.config.source.table)
+        if name and conn.execute(sa.text("SELECT GET_LOCK(:name, :seconds)"),
+                                 {"name": name, "seconds": LOCK_SECONDS}).scalar() != 1:
+            raise SourceError(f"cannot {doing} {source.config.source.table!r}: another decision was being "
+                              f"recorded for {LOCK_SECONDS} s; try again")
+        try:
+            if conn.dialect.name == "sqlite":
+                conn.execute(table.update().where(sa.false()).values(act=table.c.act))
+            yield conn, table
+            conn.commit()
+        finally:
+            if name:
+                conn.rollback()
+                conn.execute(sa.text("SELECT RELEASE_LOCK(:name)"), {"name": name})
+
+
+def _lock_name(conn: sa.Connection, source_table: str) -> str | None:
+    """The named lock of decisions about `source_table` (None where there are no named locks)."""
+    if conn.dialect.name not in ("mysql", "mariadb"):
+        return None
+    where = f"{conn.engine.url.database}.{source_table}".encode()
+    return "dedup_decision:" + hashlib.sha1(where).hexdigest()  # 55 characters: MySQL allows 64
 
 
 def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[Any, Any], str]:
@@ -117,13 +254,16 @@ def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[
 def write(source: SqlSource, decisions: Sequence[Decision]) -> list[Decision]:
     """Append these decisions about rows of the configured table in one transaction, in
     order (`id` is the order they stand in); a `decided_at` of None is the server's now."""
-    rows = [{k: v for k, v in _kept(d).items() if not (k == "decided_at" and v is None)} for d in decisions]
     with source.errors("record decisions about rows of"), source.engine.begin() as conn:
-        table = reflect(conn)
-        rows = [{**row, **tagged(table, source.config.source.table)} for row in rows]
-        for _, alike in itertools.groupby(rows, key=lambda row: "decided_at" in row):  # a statement a run
-            conn.execute(table.insert(), list(alike))
+        _insert(conn, reflect(conn), decisions, source.config.source.table)
     return list(decisions)
+
+
+def _insert(conn: sa.Connection, table: sa.Table, decisions: Sequence[Decision], source_table: str) -> None:
+    rows = [{k: v for k, v in _kept(d).items() if not (k == "decided_at" and v is None)} for d in decisions]
+    rows = [{**row, **tagged(table, source_table)} for row in rows]
+    for _, alike in itertools.groupby(rows, key=lambda row: "decided_at" in row):  # a statement a run
+        conn.execute(table.insert(), list(alike))
 
 
 def current_hashes(source: SqlSource, ids: Iterable[Any]) -> dict[Any, str]:
@@ -188,7 +328,7 @@ def verdicts(source: SqlSource, ids: Iterable[Any] | None = None) -> dict[tuple[
 
 def standing(source: SqlSource, decided: Sequence[Decision]) -> dict[tuple[Any, Any], Verdict]:
     """The verdict of each pair from its decisions, oldest first (`verdicts`)."""
-    last = list({d.pair: d for d in decided}.values())
+    last = [d for d in {d.pair: d for d in decided}.values() if not d.withdrawn]  # withdrawn: no decision
     return {d.pair: Verdict(d.verdict == SAME, stale) for d, stale in zip(last, changed(source, last))}
 
 
@@ -257,8 +397,9 @@ def parse(lines: Iterable[str], name: str) -> Iterator[Decision]:
 
 
 class Precision(NamedTuple):
-    """What the reviewers' decisions tell of the rule on this table: of the rule's pairs
-    decided, how many were the same (with a 95% Wilson interval), and of the queue's items."""
+    """What the reviewers' decisions tell of the rule on this table: of the audit's pairs
+    decided (抽检, sql.queue.audit), how many were the same (with a 95% Wilson interval),
+    how many pairs the audit drew, and of the queue's items."""
 
     confirmed: int
     decided: int
@@ -266,16 +407,20 @@ class Precision(NamedTuple):
     high: float
     queue_same: int
     queue_decided: int
+    sampled: int = 0
 
 
-def precision(decided: Iterable[Decision]) -> Precision:
-    """The rule's precision and the queue's share of duplicates, from the last decision of
-    each pair (what the pipeline proposed when it was made); a group decided is one item."""
+def precision(decided: Iterable[Decision], audited: Iterable[tuple] = (), sampled: int = 0) -> Precision:
+    """The rule's precision, estimated from the last decision of each of the audit's pairs
+    decided (`audited`, of the `sampled` drawn: a random sample of the rule's pairs, never
+    the pairs decided on the way), and the queue's share of duplicates; a group decided is
+    one item."""
     last = {d.pair: d for d in decided}
-    auto = [d for d in last.values() if d.proposed == "auto"]
+    last = {pair: d for pair, d in last.items() if not d.withdrawn}
+    audit = [last[pair] for pair in set(audited) if pair in last]
     items = {d.act: d.verdict == SAME for d in last.values() if d.proposed == "possible"}
-    same = sum(d.verdict == SAME for d in auto)
-    return Precision(same, len(auto), *wilson(same, len(auto)), sum(items.values()), len(items))
+    same = sum(d.verdict == SAME for d in audit)
+    return Precision(same, len(audit), *wilson(same, len(audit)), sum(items.values()), len(items), sampled)
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -294,4 +439,4 @@ def _kept(d: Decision) -> dict[str, Any]:
 
 def _decision(row: sa.Row) -> Decision:
     return Decision(row.row_id, row.other_id, row.verdict, row.reviewer, row.decided_at, row.note,
-                    row.row_hash, row.other_hash, row.act, row.proposed)
+                    row.row_hash, row.other_hash, row.act, row.proposed, id=row.id)

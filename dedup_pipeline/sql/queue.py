@@ -2,17 +2,21 @@
 texts are similar but that nothing else links, for a reviewer. Each item is a pair, or
 the rows of one form letter as one item (a form letter sent by a thousand people is one
 item, not half a million pairs). Written whole by each batch, beside dedup_match.
+
+After them come the audit's pairs (抽检, `audit`): a random sample of the rule's own pairs
+of the live batch, drawn anew by each batch, for the rule's precision to be estimated from.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+import hashlib
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import sqlalchemy as sa
 
 from ..config import Config
-from ..core.decision import id_order, pair_key
+from ..core.decision import Verdict, id_order, pair_key
 from ..core.pairs import Pairs, groups
 from .matchtable import CHUNK
 from .scoped import mine, tagged
@@ -27,6 +31,7 @@ class Item(NamedTuple):
 
     rows: list
     distance: float
+    audit: bool = False  # one of the rule's own pairs drawn for the audit (抽检), not one it could not settle
 
     @property
     def kind(self) -> str:
@@ -121,3 +126,47 @@ def reflect(conn: sa.Connection) -> sa.Table | None:
     if not sa.inspect(conn).has_table(POSSIBLE_TABLE):
         return None
     return sa.Table(POSSIBLE_TABLE, sa.MetaData(), autoload_with=conn)
+
+
+class Audit(NamedTuple):
+    """The audit of a batch: the rule's pairs drawn (a, b, distance), those of them a
+    standing decision settles (their verdicts are the sample's), and those still to decide."""
+
+    sample: list[tuple]
+    audited: set[tuple]
+    open: list[Item]
+
+
+def audit(run: str, pairs: Iterable[tuple], decided: Sequence[Any], verdicts: Mapping[tuple, Verdict],
+          size: int) -> Audit:
+    """The `size` pairs of the batch `run` whose hash with the run's id is least, among the
+    rule's own (`rule_pairs`): the same on every call until another batch goes live, when
+    they are drawn anew. `decided`: every decision, oldest first; `verdicts`: those standing."""
+    own = rule_pairs(pairs, decided, verdicts)
+    sample = sorted(own, key=lambda pair: _draw(run, pair))[:size]
+    audited = {pair for pair in sample if pair in verdicts and not verdicts[pair].stale}
+    return Audit([(a, b, own[a, b]) for a, b in sample], audited,
+                 [Item([a, b], own[a, b], audit=True) for a, b in sample if (a, b) not in audited])
+
+
+def rule_pairs(pairs: Iterable[tuple], decided: Sequence[Any], verdicts: Mapping[tuple, Verdict]) -> dict[tuple, float]:
+    """{pair: distance} of the pairs the rule made itself: the batch's pairs but those a
+    reviewer made (first decided from the queue, not as the rule's), and those of its
+    pairs a reviewer has since decided different (gone from the batch, still the rule's:
+    without them, an audit drawn again would see only the rule's pairs found right).
+    A pair of those has no distance kept (nan)."""
+    first: dict[tuple, Any] = {}
+    for d in decided:
+        first.setdefault(d.pair, d)
+    ours = {None, "auto"}  # None: a decision from before `proposed` was recorded
+    own = {key: float(distance) for a, b, distance in pairs for key in [pair_key(a, b)]
+           if key not in first or first[key].proposed in ours}
+    for pair, verdict in verdicts.items():
+        if pair not in own and not verdict.same and not verdict.stale and first[pair].proposed == "auto":
+            own[pair] = float("nan")
+    return own
+
+
+def _draw(run: str, pair: tuple) -> bytes:
+    """Where a pair falls in the run's draw: a hash of the run's id and the pair."""
+    return hashlib.blake2b(f"{run}\x1f{pair[0]}\x1f{pair[1]}".encode(), digest_size=8).digest()

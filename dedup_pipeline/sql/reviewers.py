@@ -6,10 +6,12 @@ be raised without invalidating the stored ones: `scrypt$<n>$<r>$<p>$<salt>$<hash
 hash in unpadded base64). A check compares in constant time, and a name that does not exist
 costs the same scrypt as one that does: the time of a failed login tells nothing.
 
-A console session keeps a stamp of the hash it was signed in with (`stamp`: a hash of the
-hash, never the hash), and holds only while it matches the reviewer's current one
-(`current_stamp`, one query): removing a reviewer, or giving a new password (a fresh salt,
-even for the same password), ends their sessions at their next request.
+A console session keeps a stamp of the hash it was signed in with and of the reviewer's
+session generation (`stamp`: a hash of both, never the hash), and holds only while it
+matches the reviewer's current one (`current`, one query a request). Every session of a
+reviewer ends at their next request when the stamp changes: a new password (a fresh salt,
+even for the same password), a sign-out (`sign_out` raises the generation), `disable`, or
+removing the reviewer. Revision 0006 adds the generation, `disabled` and `sees_phones`.
 """
 
 from __future__ import annotations
@@ -33,14 +35,26 @@ SALT_BYTES, HASH_BYTES = 16, 32
 MIN_PASSWORD = 10  # characters; a reviewer sees names, phones and addresses
 MAX_NAME = 64  # the column's length
 STAMP_CHARS = 32  # hex digits of a session's stamp (128 bits)
-# The two columns a session check reads, declared rather than reflected: one query a request.
-_COLUMNS = sa.table(REVIEWER_TABLE, sa.column("name"), sa.column("password"))
+# The columns a session check reads, declared rather than reflected: one query a request.
+_COLUMNS = sa.table(REVIEWER_TABLE, sa.column("name"), sa.column("password"), sa.column("generation"),
+                    sa.column("disabled"), sa.column("sees_phones"))
 
 
 @dataclass(frozen=True)
 class Reviewer:
     name: str
     created_at: datetime | None
+    sees_phones: bool = False  # shown phone numbers unmasked in the console
+    disabled: bool = False  # `reviewer disable`: may not sign in until `reviewer enable`
+
+
+@dataclass(frozen=True)
+class Current:
+    """What a console request learns of its reviewer: the stamp a session must carry, and
+    whether phone numbers are shown to them unmasked."""
+
+    stamp: str
+    sees_phones: bool
 
 
 def hash_password(password: str, *, n: int = N, r: int = R, p: int = P) -> str:
@@ -87,10 +101,11 @@ def check_new(name: str, password: str) -> str:
     return name
 
 
-def add(source: SqlSource, name: str, password: str, *, replace: bool = False) -> Reviewer:
-    """Let `name` decide in the console with this password; with `replace`, a reviewer of
-    that name gets the new password, which ends their sessions (else an InputError: the
-    name is taken)."""
+def add(source: SqlSource, name: str, password: str, *, replace: bool = False,
+        sees_phones: bool = False) -> Reviewer:
+    """Let `name` decide in the console with this password (`sees_phones`: shown phone
+    numbers unmasked); with `replace`, a reviewer of that name gets the new password and
+    role, which ends every session of theirs (else an InputError: the name is taken)."""
     name = check_new(name, password)
     hashed = hash_password(password)
     with source.errors("add a reviewer beside"), source.engine.begin() as conn:
@@ -99,19 +114,38 @@ def add(source: SqlSource, name: str, password: str, *, replace: bool = False) -
         if taken and not replace:
             raise InputError(f"reviewer {name!r} exists; `reviewer add --replace {name}` gives a new password")
         if taken:
-            conn.execute(table.update().where(table.c.name == name).values(password=hashed))
+            conn.execute(table.update().where(table.c.name == name)
+                         .values(password=hashed, sees_phones=sees_phones, generation=table.c.generation + 1))
         else:
-            conn.execute(table.insert().values(name=name, password=hashed))
-        row = conn.execute(sa.select(table.c.name, table.c.created_at).where(table.c.name == name)).one()
-    return Reviewer(row.name, row.created_at)
+            conn.execute(table.insert().values(name=name, password=hashed, sees_phones=sees_phones))
+        return _one(conn, table, name)
 
 
 def every(source: SqlSource) -> list[Reviewer]:
     """Every reviewer, by name."""
     with source.errors("read the reviewers beside"), source.engine.connect() as conn:
         table = _reflect(conn)
-        return [Reviewer(r.name, r.created_at)
-                for r in conn.execute(sa.select(table.c.name, table.c.created_at).order_by(table.c.name))]
+        return [_reviewer(r) for r in conn.execute(sa.select(table).order_by(table.c.name))]
+
+
+def set_disabled(source: SqlSource, name: str, disabled: bool) -> Reviewer:
+    """`reviewer disable` (every session of `name` ends, and no sign-in until enabled) or
+    `reviewer enable`; a UsageError when there is no such reviewer."""
+    with source.errors("change a reviewer beside"), source.engine.begin() as conn:
+        table = _reflect(conn)
+        ended = {"generation": table.c.generation + 1} if disabled else {}
+        if conn.execute(table.update().where(table.c.name == name.strip())
+                        .values(disabled=disabled, **ended)).rowcount == 0:
+            raise UsageError(f"no reviewer {name.strip()!r}: `dedup-pipeline reviewer list` names them")
+        return _one(conn, table, name.strip())
+
+
+def sign_out(source: SqlSource, name: str) -> None:
+    """End every console session of `name` (a new session generation): a sign-out signs out
+    every copy of the cookie, on every computer."""
+    with source.errors("sign a reviewer out beside"), source.engine.begin() as conn:
+        conn.execute(_COLUMNS.update().where(_COLUMNS.c.name == name)
+                     .values(generation=_COLUMNS.c.generation + 1))
 
 
 def remove(source: SqlSource, name: str) -> Reviewer:
@@ -134,30 +168,54 @@ def authenticate(source: SqlSource, name: str, password: str) -> bool:
 
 
 def sign_in(source: SqlSource, name: str, password: str) -> str | None:
-    """The stamp of `name`'s current password when this is it, else None (the same time
-    either way): what a new console session keeps."""
+    """The stamp of `name`'s current password and session generation when this is their
+    password and they are not disabled, else None (the same time either way): what a new
+    console session keeps."""
     with source.errors("read the reviewers beside"), source.engine.connect() as conn:
-        table = _reflect(conn)
-        stored = conn.execute(sa.select(table.c.password).where(table.c.name == name.strip())).scalar()
-    return stamp(stored) if verify(password, stored) else None
+        _reflect(conn)
+        row = conn.execute(sa.select(_COLUMNS).where(_COLUMNS.c.name == name.strip())).first()
+    right = verify(password, row.password if row else None)
+    return stamp(row.password, row.generation) if right and not row.disabled else None
+
+
+def current(source: SqlSource, name: str) -> Current | None:
+    """What a session of `name` must carry now and may see, None when there is no such
+    reviewer or they are disabled: one indexed SELECT and no reflection, as the console
+    asks it on every request."""
+    with source.errors("read the reviewers beside"), source.engine.connect() as conn:
+        row = conn.execute(sa.select(_COLUMNS).where(_COLUMNS.c.name == name)).first()
+    if row is None or row.disabled:
+        return None
+    return Current(stamp(row.password, row.generation), bool(row.sees_phones))
 
 
 def current_stamp(source: SqlSource, name: str) -> str | None:
-    """The stamp of `name`'s current password, None when there is no such reviewer: one
-    indexed SELECT and no reflection, as the console asks it on every request."""
-    with source.errors("read the reviewers beside"), source.engine.connect() as conn:
-        stored = conn.execute(sa.select(_COLUMNS.c.password).where(_COLUMNS.c.name == name)).scalar()
-    return stamp(stored) if stored else None
+    """The stamp a session of `name` must carry now (`current`), None when none holds."""
+    found = current(source, name)
+    return found.stamp if found else None
 
 
-def stamp(stored: str) -> str:
-    """A short fingerprint of a stored hash, for a session to keep: it changes with every
-    new password (each has a fresh salt) and gives nothing of the hash away."""
-    return hashlib.sha256(b"dedup console session\0" + stored.encode("utf-8")).hexdigest()[:STAMP_CHARS]
+def stamp(stored: str, generation: int = 0) -> str:
+    """A short fingerprint of a stored hash and a session generation, for a session to keep:
+    it changes with every new password (each has a fresh salt) and every new generation,
+    and gives nothing of the hash away."""
+    seed = b"dedup console session\0" + stored.encode("utf-8") + b"\0" + str(generation).encode("ascii")
+    return hashlib.sha256(seed).hexdigest()[:STAMP_CHARS]
+
+
+def _one(conn: sa.Connection, table: sa.Table, name: str) -> Reviewer:
+    return _reviewer(conn.execute(sa.select(table).where(table.c.name == name)).one())
+
+
+def _reviewer(row: sa.Row) -> Reviewer:
+    return Reviewer(row.name, row.created_at, bool(row.sees_phones), bool(row.disabled))
 
 
 def _reflect(conn: sa.Connection) -> sa.Table:
-    if not sa.inspect(conn).has_table(REVIEWER_TABLE):
-        raise SourceError(f"the source database has no {REVIEWER_TABLE} table: run `dedup-pipeline migrate` "
-                          f"(or apply `dedup-pipeline migrate --sql`) first")
-    return sa.Table(REVIEWER_TABLE, sa.MetaData(), autoload_with=conn)
+    """dedup_reviewer as revision 0006 left it, or a SourceError saying to run `migrate`."""
+    table = (sa.Table(REVIEWER_TABLE, sa.MetaData(), autoload_with=conn)
+             if sa.inspect(conn).has_table(REVIEWER_TABLE) else None)
+    if table is None or "generation" not in table.c:
+        raise SourceError(f"the source database has no {REVIEWER_TABLE} table of this version: run "
+                          f"`dedup-pipeline migrate` (or apply `dedup-pipeline migrate --sql`) first")
+    return table

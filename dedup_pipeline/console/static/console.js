@@ -3,7 +3,7 @@
 "use strict";
 
 // A key press clicks the element marked data-key="<key>": s same, d different, j or Space
-// skip, q the queue, Enter start. Not while typing a note.
+// skip, q the queue, u undo the last decision, Enter start. Not while typing a note.
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
   const target = event.target;
