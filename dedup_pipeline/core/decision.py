@@ -38,7 +38,7 @@ import numpy as np
 
 from .pairs import Pairs, Similar, copy_classes, originals
 from .shingles import (ALIGNED_CHARS, Differences, ShingleScheme, Sketch, SketchTable, candidates,
-                       differences, overlap_pairs)
+                       differences, overlap_pairs, unsigned)
 
 SUBMITTER, WRITTEN = 1, 2  # evidence a confirmed pair carries: a bit for each kind
 AUTO, CONFIRMED = "auto", "confirmed"  # a pair the rule made; one a reviewer decided the same
@@ -208,7 +208,7 @@ def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarra
     left = np.flatnonzero(~written)  # aligned one pair at a time: few are left
     text = table.texts_of(np.concatenate([i[left], j[left]]))
     for n, a, b in zip(left.tolist(), i[left].tolist(), j[left].tolist()):
-        d = aligned(rule, text[a], text[b], int(table.filed[a]), int(table.filed[b]))
+        d = aligned(rule, text[a], text[b], int(table.filed[a]), int(table.filed[b]), table.people[a], table.people[b])
         written[n], kept[n] = d is not None and is_copy(rule, d), d is not None and keeps_particulars(rule, d)
     evidence = np.where(same, SUBMITTER, 0) | np.where(written, WRITTEN, 0)
     return Confirmed(i, j, jaccard, evidence, kept)
@@ -241,18 +241,23 @@ def near_in_time(rule: ShingleScheme, filed_a, filed_b):
     return (not rule.filed) | ((filed_a > 0) & (filed_b > 0) & (np.abs(filed_a - filed_b) <= rule.days))
 
 
-def copied(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> bool:
+def copied(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int = 0,
+           people_a: np.ndarray = _NONE, people_b: np.ndarray = _NONE) -> bool:
     """Whether one text is the other's copy up to a copy's edits (shingles.py says which),
     and, when the rows' filing days are configured, filed within `days` of it."""
-    d = aligned(rule, a, b, filed_a, filed_b)
+    d = aligned(rule, a, b, filed_a, filed_b, people_a, people_b)
     return d is not None and is_copy(rule, d)
 
 
-def aligned(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int = 0) -> Differences | None:
+def aligned(rule: ShingleScheme, a: str, b: str, filed_a: int = 0, filed_b: int = 0,
+            people_a: np.ndarray = _NONE, people_b: np.ndarray = _NONE) -> Differences | None:
     """The differences of two texts that may be one another's copy, filed near enough in time
-    and long enough to tell; else None (not aligned)."""
+    and long enough to tell; else None (not aligned). Signatures that give their own rows'
+    submitters (`people_*`) are not compared (`unsigned`): another person who re-signs a
+    letter with their own name and phone has copied it."""
     if not near_in_time(rule, filed_a, filed_b):
         return None
+    a, b = unsigned(a, b, people_a, people_b)
     if min(len(a), len(b)) < rule.min_shingles + rule.size - 1 or max(len(a), len(b)) > ALIGNED_CHARS:
         return None
     return differences(a, b)
@@ -265,10 +270,11 @@ def is_copy(rule: ShingleScheme, d: Differences) -> bool:
 
 def keeps_particulars(rule: ShingleScheme, d: Differences) -> bool:
     """Whether texts differing so keep each other's particulars (no name, place or company
-    replaced, at most a copy's numbers changed), whatever else differs: more slips than a
-    copy's, or the closing replaced, as when another person signs a form letter. Such a pair
-    may be a copy with more edits than a copy makes; a person decides (`possible`)."""
-    return d.words - d.closing == 0 and d.numbers <= rule.numbers
+    replaced), whatever else differs: more slips or numbers than a copy's (numbers are weak
+    evidence: a copy corrects a date, an amount, a house number), or the closing replaced,
+    as when another person signs a form letter. Such a pair may be a copy with more edits
+    than a copy makes; a person decides (`possible`)."""
+    return d.words - d.closing == 0
 
 
 def distances(rule: ShingleScheme, jaccard: np.ndarray) -> np.ndarray:

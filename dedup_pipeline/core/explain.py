@@ -13,7 +13,7 @@ import numpy as np
 from .decision import SUBMITTER, WRITTEN, copied
 from .features import value_text
 from .schemes import block_scheme, featurizer, scheme_of, shingle_scheme
-from .shingles import ALIGNED_CHARS, changes, differences, long_text, overlap, same_submitter
+from .shingles import ALIGNED_CHARS, changes, differences, long_text, overlap, same_submitter, unsigned
 from .simhash import to_hex
 
 if TYPE_CHECKING:
@@ -89,8 +89,8 @@ def _shingles(config: Config, a: Row, b: Row, pa: Any, pb: Any) -> dict[str, Any
     return {"jaccard": round(jaccard, 4), "containment": round(contained, 4),
             "verbatim_jaccard": round(written_jaccard, 4), "verbatim_containment": round(written_contained, 4),
             # aligned: where the texts differ, what a copy may change (None: too long to align)
-            "aligned": differences(ta, tb)._asdict() if aligned else None,
-            "copied": copied(s, ta, tb, pa.filed, pb.filed),
+            "aligned": differences(*unsigned(ta, tb, pa.people, pb.people))._asdict() if aligned else None,
+            "copied": copied(s, ta, tb, pa.filed, pb.filed, pa.people, pb.people),
             "filed": {"a": _day(pa.filed), "b": _day(pb.filed), "field": s.filed or None},
             "same_submitter": same_submitter(pa.people, pb.people), "submitter_fields": list(s.submitter),
             "thresholds": {"jaccard": s.threshold, "containment": s.containment, "verbatim": s.verbatim,

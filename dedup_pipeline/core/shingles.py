@@ -315,7 +315,7 @@ class Differences(NamedTuple):
     slips: int  # single characters replaced in place by one or two (a typo)
     numbers: int  # numbers changed: digits replaced, or a number lengthened or shortened
     words: int  # runs of two or more characters replaced together (a name, a place, a company)
-    closing: int = 0  # of the words, 1 when one is the texts' closing (a signature, a last line)
+    closing: int = 0  # of the words, those in the texts' closing (a signature, a last line)
 
 
 def changes(a: str, b: str) -> list[tuple[int, int, int, int]]:
@@ -355,8 +355,10 @@ def differences(a: str, b: str) -> Differences:
     slips = words = closing = 0
     numbers: set = set()
     found = changes(a, b)
-    last = _closing(found, len(a))
+    last = _closing(found, a)
     for n, (s, e, t, u) in enumerate(found):
+        if s == t == 0 and _refiled(a[:e]) and _refiled(b[:u]):
+            continue  # one filing's "第三次反映" where another's says "补充反映": not content
         if _numeric(a, b, s, e, t, u):
             numbers |= {_number_start(a, k) for k in range(max(s - 1, 0), min(e + 1, len(a)))
                         if _DIGIT.match(a, k)} or {-1 - t}
@@ -364,16 +366,62 @@ def differences(a: str, b: str) -> Differences:
         if gone and came and gone != came:  # replaced in place: one character, or a word
             slip = _one_character(gone, came)
             slips, words = slips + slip, words + (not slip)
-            closing |= not slip and n >= last
-    return Differences(slips, len(numbers), words, int(closing))
+            closing += not slip and n >= last
+    return Differences(slips, len(numbers), words, closing)
 
 
-def _closing(found: list[tuple[int, int, int, int]], length: int) -> int:
+# What two signatures share that says whose they are, not what the matter is: their labels
+# (反映人：张三，联系电话：138…) and the digits two phone numbers happen to share; neither
+# ends a closing.
+SIGN_OFF = re.compile(r"(反映人|投诉人|举报人|来信人|联系人|署名|签名|姓名|联系电话|联系方式|电话|手机号?|\d)+")
+
+
+# What a text filed again may open with: that it is filed again, added to or urgent (第三次
+# 反映, 补充反映, 再次投诉, 紧急, 关于此前反映问题的补充), as compared (punctuation removed).
+REFILED = re.compile(r"((第\d+|第[一二三四五六七八九十]+|再|又|再一|又一|多)次|重复|补充|追加|紧急|关于此前反映问题的补充"
+                     r"|(反映|投诉|举报|来信|恳请|求助|材料|说明|情况)+)+")
+
+
+# A signature as compared (punctuation removed, widths folded): who signs, then a phone
+# (反映人：张三，联系电话：13812345678).
+SIGNATURE = re.compile(r"(反映人|投诉人|举报人|来信人|联系人|署名|签名)\D{0,8}?(联系电话|联系方式|电话|手机号?)(\d{7,})")
+
+
+def unsigned(a: str, b: str, people_a: np.ndarray, people_b: np.ndarray) -> tuple[str, str]:
+    """Two compared texts with their signatures cut to their labels (反映人联系电话) when each
+    signature in either gives its own row's submitter (a phone that is one of `people_*`,
+    `Sketch.people`): a letter another person re-signs with their own name and phone is the
+    same letter, who signed it is the row's, not the text's. Else, as they are: a signature
+    naming anyone else is part of the letter."""
+    cut = [_own_signatures(text, people) for text, people in ((a, people_a), (b, people_b))]
+    return (cut[0], cut[1]) if None not in cut else (a, b)
+
+
+def _own_signatures(text: str, people: np.ndarray) -> str | None:
+    """The text with its signatures cut to their labels, or None when one of them gives a
+    phone that is none of the row's submitter values."""
+    if not SIGNATURE.search(text):
+        return text
+    own = set(np.asarray(people, np.uint64).tolist()) - {0}
+    found = list(SIGNATURE.finditer(text))
+    if any(CityHash64(normalize(m.group(3))) | 1 not in own for m in found):
+        return None
+    return SIGNATURE.sub(lambda m: m.group(1) + m.group(2), text)
+
+
+def _refiled(text: str) -> bool:
+    """Whether a text's opening only says that it is filed again (blank: nothing said)."""
+    return not text or bool(REFILED.fullmatch(text))
+
+
+def _closing(found: list[tuple[int, int, int, int]], text: str) -> int:
     """The first of the changes in the texts' closing, after the last text of two characters
-    or more the two still share (a signature, a last line rewritten); len(found) if none."""
+    or more the two still share, other than a signature's labels (a signature, a last line
+    rewritten); len(found) if none. `text`: the first text, where the changes' starts lie."""
     first = len(found)
     for n in range(len(found) - 1, -1, -1):
-        if (found[n + 1][0] if n + 1 < len(found) else length) - found[n][1] >= 2:
+        shared = text[found[n][1]:found[n + 1][0] if n + 1 < len(found) else len(text)]
+        if len(shared) >= 2 and not SIGN_OFF.fullmatch(shared):
             break
         first = n
     return first
