@@ -123,6 +123,14 @@ class Browser:
         self.send("Input.dispatchKeyEvent", type="keyUp", key=key, code=code, windowsVirtualKeyCode=vk,
                   nativeVirtualKeyCode=vk)
 
+    def type(self, text: str) -> None:
+        """Text typed into the element that has the focus, as a keyboard (or an input method) enters it."""
+        self.send("Input.insertText", text=text)
+
+    def cookies(self) -> dict[str, str]:
+        """{name: value} of the page's cookies, HttpOnly ones too: what a copy of them would carry."""
+        return {c["name"]: c["value"] for c in self.send("Network.getCookies")["cookies"]}
+
     def errors(self) -> list:
         """Console errors, uncaught exceptions and browser log errors (CSP violations...)."""
         return [e for e in self.events

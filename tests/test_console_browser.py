@@ -10,13 +10,16 @@ with the keyboard, the pair leaves the queue and its decision is in dedup_decisi
 reviewer's name; injected rows are shown as text and nothing of them runs. Screenshots of
 the queue and of a pair are saved to docs/ (the reviewers' guide shows them)."""
 
+import base64
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 import tomllib
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -32,6 +35,8 @@ pytestmark = pytest.mark.servers  # a browser and a server process of their own
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "docs"
 REVIEWER, PASSWORD = "wang", "correct horse 1"
+COLLEAGUE, COLLEAGUE_PASSWORD = "li", "battery staple 2"  # a second reviewer, who sees phones
+WIDE, NARROW = 1400, 390  # a desk's window and a phone's, in CSS pixels
 INJECTED = {  # id: the values of an injected row
     90001: {"title": "<svg onload=alert(1)>", "name": "{{7*7}}", "address": "{% raw %}{{ config }}{% endraw %}",
             "content": "<script>alert(1)</script>小区楼下广场舞音响太大，晚上十点还不停，请有关部门处理。"},
@@ -94,6 +99,7 @@ def console(tmp_path_factory):
     db.close()
     cli(folder, "migrate")
     cli(folder, "reviewer", "add", REVIEWER, stdin=PASSWORD + "\n")
+    cli(folder, "reviewer", "add", COLLEAGUE, "--sees-phones", stdin=COLLEAGUE_PASSWORD + "\n")
     cli(folder, "batch")
     server = subprocess.Popen([sys.executable, "-m", "dedup_pipeline", "serve", "--port", "0", "--config",
                                str(folder / "dedup.toml")], cwd=folder, env=environment(),
@@ -117,16 +123,40 @@ def visitor(browser, url):
     return browser
 
 
+def sign_in(browser, url: str, name: str, password: str) -> None:
+    """Sign in as a person does: type the name and the password into the login form, press its button."""
+    browser.open(url + "login")
+    for field, text in (("name", name), ("password", password)):
+        browser.js(f"document.getElementById('{field}').focus()")
+        browser.type(text)
+    browser.navigation(lambda: browser.js("document.querySelector('#login-form button[type=submit]').click()"))
+
+
 @pytest.fixture(scope="module")
 def reviewer(visitor, url):
     """The browser signed in as the reviewer, on the queue."""
-    visitor.open(url + "login")
-    visitor.navigation(lambda: visitor.js(
-        f"document.getElementById('name').value = {json.dumps(REVIEWER)};"
-        f"document.getElementById('password').value = {json.dumps(PASSWORD)};"
-        "document.getElementById('login-form').submit()"))
+    sign_in(visitor, url, REVIEWER, PASSWORD)
     assert visitor.js("location.pathname") == "/"
     return visitor
+
+
+@pytest.fixture(scope="module")
+def colleague(tmp_path_factory, url):
+    """A second reviewer at another computer: a browser of its own (its own profile and
+    cookies), signed in as COLLEAGUE."""
+    from testing.browser import Browser
+
+    other = Browser(tmp_path_factory.mktemp("colleague-profile"))
+    sign_in(other, url, COLLEAGUE, COLLEAGUE_PASSWORD)
+    assert other.js("location.pathname") == "/"
+    yield other
+    other.close()
+
+
+@pytest.fixture(scope="module")
+def narrow_shots(tmp_path_factory):
+    """Where the screenshots at a phone's width go (looked at, not published)."""
+    return tmp_path_factory.mktemp("narrow")
 
 
 def request(url: str, data: bytes | None = None) -> int:
@@ -239,14 +269,210 @@ def test_injected_rows_are_shown_as_text_and_nothing_runs(reviewer, url):
     assert reviewer.errors() == []
 
 
-def test_screenshots_for_the_readme(reviewer, url):
-    SCREENSHOTS.mkdir(exist_ok=True)
-    reviewer.open(url + "?lang=zh", height=1100)
-    reviewer.screenshot(SCREENSHOTS / "console-queue.png")
-    reviewer.open(url + "pair?a=91000&b=91001", height=1000)  # decided above: its history shows
-    reviewer.screenshot(SCREENSHOTS / "console-pair.png")
-    reviewer.open(url + "next", height=1000)
-    reviewer.screenshot(SCREENSHOTS / "console-group.png")
-    for name in ("console-queue.png", "console-pair.png", "console-group.png"):
-        png = (SCREENSHOTS / name).read_bytes()
-        assert png[:8] == b"\x89PNG\r\n\x1a\n" and 20_000 < len(png) < 1_500_000
+def snap(browser, name: str, narrow: Path, tallest: int = 1100, element: str | None = None) -> None:
+    """The page as it stands, at a desk's width into docs/<name> (its top `tallest` pixels, or
+    only `element`), and at a phone's, whole, into `narrow`, where nothing may scroll sideways."""
+    for width, folder, mobile, most in ((NARROW, narrow, True, 1600), (WIDE, SCREENSHOTS, False, tallest)):
+        browser.send("Emulation.setDeviceMetricsOverride", width=width, height=most, deviceScaleFactor=1,
+                     mobile=mobile)
+        height = min(most, browser.js("document.body.scrollHeight"))
+        browser.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
+                     mobile=mobile)
+        browser.js("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        if mobile:
+            assert browser.js("document.documentElement.scrollWidth") <= NARROW, f"{name} scrolls sideways"
+        clip = {}
+        if element and not mobile:
+            box = browser.js(f"(b => ({{x: b.x, y: b.y, width: b.width, height: b.height}}))"
+                             f"(document.querySelector({json.dumps(element)}).getBoundingClientRect())")
+            clip = {"clip": {**box, "scale": 1}}
+        png = base64.b64decode(browser.send("Page.captureScreenshot", format="png", **clip)["data"])
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and 5_000 < len(png) < 1_500_000
+        (folder / name).write_bytes(png)
+
+
+def text_of(browser, selector: str) -> str:
+    return browser.js(f"document.querySelector({json.dumps(selector)})?.innerText ?? ''")
+
+
+def search_from_the_header(browser, words: str) -> None:
+    """Type `words` into the search box at the top of the page and press Enter."""
+    browser.js("document.querySelector('header .search-box input').focus()")
+    browser.type(words)
+    browser.navigation(lambda: browser.press("Enter"))
+
+
+def found_rows(browser) -> list[str]:
+    return browser.js("Array.from(document.querySelectorAll('li.result'), r => r.dataset.row)")
+
+
+def test_searching_a_name_from_the_header_finds_the_row_and_opens_its_queue_item(reviewer, url):
+    reviewer.open(url)
+    search_from_the_header(reviewer, "郑凯")
+    assert reviewer.js("location.pathname") == "/search" and found_rows(reviewer) == ["91005"]
+    reviewer.navigation(lambda: reviewer.js("document.querySelector('li.result a.queued').click()"))
+    assert reviewer.js("location.pathname + location.search") == "/pair?a=91005&b=91006"
+    assert "郑凯" in text_of(reviewer, "table.side") and "王雪" in text_of(reviewer, "table.side")
+
+
+def test_searching_words_finds_the_rows_with_all_of_them_marked(reviewer, url, narrow_shots):
+    reviewer.open(url)
+    search_from_the_header(reviewer, "下水道 清淤")
+    assert sorted(found_rows(reviewer)) == ["91005", "91006"]
+    marked = reviewer.js("Array.from(document.querySelectorAll('li.result .excerpt mark'), m => m.textContent)")
+    assert set(marked) == {"下水道", "清淤"}
+    snap(reviewer, "console-search.png", narrow_shots, tallest=700)
+
+
+def test_a_search_for_words_in_no_row_says_so(reviewer, url):
+    reviewer.open(url + "search?q=" + urllib.parse.quote("火星 登陆"))
+    assert found_rows(reviewer) == [] and text_of(reviewer, "#nothing-found") != ""
+
+
+def test_rows_carrying_script_are_found_and_listed_as_text(reviewer, url):
+    reviewer.open(url + "search?q=" + urllib.parse.quote("广场舞"))
+    assert {"90001", "90002"} <= set(found_rows(reviewer))
+    assert "<script>alert(1)</script>" in text_of(reviewer, "ol.results")
+    assert reviewer.js("window.__xss") is None
+    assert reviewer.js("document.querySelectorAll('main script, main svg, main img, main iframe').length") == 0
+
+
+def test_deciding_with_d_says_what_was_recorded_with_its_undo(reviewer, url, console, narrow_shots):
+    reviewer.open(url + "pair?a=91003&b=91004")
+    reviewer.navigation(lambda: reviewer.press("d"))
+    assert text_of(reviewer, "#recorded .said") == "已记录：91003 与 91004 不是重复"
+    assert "撤销" in text_of(reviewer, "#recorded button.undo")
+    snap(reviewer, "console-undo.png", narrow_shots, tallest=560)
+    with SqlSource(console[1]) as source:
+        assert [(d.verdict, d.reviewer) for d in decisions.history(source, 91003, 91004)] == [("different", REVIEWER)]
+
+
+def undecided_again(browser, console, a: int, b: int) -> None:
+    """The pair's page says its decision was undone, its history's newest line is "无决定（已撤销）",
+    and no verdict about it stands in the database."""
+    assert browser.js("location.pathname + location.search") == f"/pair?a={a}&b={b}"
+    assert text_of(browser, "#recorded") == f"已撤销：{a} 与 {b} 不是重复（恢复为此前的状态）"
+    assert browser.js("document.querySelector('table.history tbody tr').className") == "withdrawn"
+    assert "无决定（已撤销）" in text_of(browser, "table.history tbody tr")
+    with SqlSource(console[1]) as source:
+        assert (a, b) not in decisions.verdicts(source, [a])
+        assert [d.reviewer for d in decisions.history(source, a, b)] == [REVIEWER, REVIEWER]
+
+
+def test_the_undo_button_of_the_recorded_bar_leaves_the_pair_undecided(reviewer, url, console):
+    reviewer.open(url + "pair?a=91005&b=91006")
+    reviewer.navigation(lambda: reviewer.press("d"))
+    reviewer.navigation(lambda: reviewer.js("document.querySelector('#recorded button.undo').click()"))
+    undecided_again(reviewer, console, 91005, 91006)
+    reviewer.open(url)
+    assert "pair:91005,91006" in queue_keys(reviewer)  # back in the queue
+
+
+def test_pressing_u_undoes_the_last_decision(reviewer, url, console):
+    reviewer.open(url + "pair?a=1159&b=1183")
+    reviewer.navigation(lambda: reviewer.press("d"))
+    reviewer.navigation(lambda: reviewer.press("u"))
+    undecided_again(reviewer, console, 1159, 1183)
+
+
+def test_a_decision_from_a_stale_page_is_refused_saying_who_decided_what(reviewer, colleague, url, console,
+                                                                          narrow_shots):
+    for browser in (reviewer, colleague):
+        browser.open(url + "pair?a=353&b=357")
+        assert browser.js("document.getElementById('no-history') !== null")
+    colleague.navigation(lambda: colleague.press("s"))
+    reviewer.navigation(lambda: reviewer.press("d"))  # from the page that still says "尚无决定"
+    assert text_of(reviewer, "main h2") == "决定未记录"
+    said = text_of(reviewer, "section.message")
+    assert f"{COLLEAGUE} 于" in said and "已决定：353 与 357 是重复" in said and "您的决定没有记录" in said
+    with SqlSource(console[1]) as source:
+        assert [(d.verdict, d.reviewer) for d in decisions.history(source, 353, 357)] == [("same", COLLEAGUE)]
+    snap(reviewer, "console-conflict.png", narrow_shots, tallest=400)
+    reviewer.navigation(lambda: reviewer.js("document.querySelector('a.again').click()"))
+    assert reviewer.js("location.pathname + location.search") == "/pair?a=353&b=357"
+    assert text_of(reviewer, "table.history tbody").split("\t")[1:3] == [COLLEAGUE, "重复"]
+
+
+def phone_cells(browser) -> list[str]:
+    return browser.js("Array.from(document.querySelectorAll('table.side tbody tr'))"
+                      ".filter(r => r.querySelector('th').textContent.trim() === '电话')"
+                      ".flatMap(r => Array.from(r.querySelectorAll('td'), c => c.textContent))")
+
+
+def test_a_reviewer_without_the_phone_role_sees_phones_masked(reviewer, url):
+    reviewer.open(url + "pair?a=91003&b=91004")
+    assert phone_cells(reviewer) == ["135****8888", "134****0000"]
+    assert "13577778888" not in reviewer.js("document.documentElement.outerHTML")
+
+
+def test_a_reviewer_with_the_phone_role_sees_phones_whole(colleague, url):
+    colleague.open(url + "pair?a=91003&b=91004")
+    assert phone_cells(colleague) == ["13577778888", "13499990000"]
+
+
+def test_the_rules_pairs_are_listed_from_the_header_with_the_audits_marked(reviewer, url, narrow_shots):
+    reviewer.open(url)
+    reviewer.navigation(lambda: reviewer.js("document.querySelector('header a.found-link').click()"))
+    assert reviewer.js("location.pathname") == "/found/pairs"
+    assert reviewer.js("document.querySelectorAll('tr.found-pair').length") == 50
+    assert reviewer.js("document.querySelectorAll('tr.found-pair.audit .badge.audit').length") > 0
+    snap(reviewer, "console-found-pairs.png", narrow_shots, tallest=900)
+    reviewer.navigation(lambda: reviewer.js("document.querySelector('tr.found-pair a[href^=\"/pair\"]').click()"))
+    assert reviewer.js("location.pathname") == "/pair"
+
+
+def test_the_injected_rows_titles_on_the_rules_pairs_are_text(reviewer, url):
+    reviewer.open(url + "found/pairs?page=999")  # the last page: the highest ids
+    assert "<svg onload=alert(1)>" in text_of(reviewer, "tr.found-pair[data-pair='90001,90002']")
+    assert reviewer.js("window.__xss") is None and reviewer.js("document.querySelectorAll('main svg').length") == 0
+
+
+def audit_card(browser) -> str:
+    return text_of(browser, "#audit")
+
+
+def test_deciding_audit_pairs_gives_the_precision_estimate_with_its_interval(reviewer, url, narrow_shots):
+    reviewer.open(url)
+    before = audit_card(reviewer)
+    assert before == "尚未抽检", before
+    for key in ("s", "d"):
+        reviewer.open(url)
+        reviewer.navigation(lambda: reviewer.js("document.querySelector('tr.item.audit a').click()"))
+        reviewer.navigation(lambda key=key: reviewer.press(key))
+    reviewer.open(url)
+    assert audit_card(reviewer) == "抽检 2 对中 1 对确为重复：精确率估计 50.0%（95% 区间 9.5%–90.5%）"
+    assert text_of(reviewer, "#precision .value").startswith("50.0%")
+    snap(reviewer, "console-audit.png", narrow_shots, element="#figures")
+
+
+def test_screenshots_for_the_guide(reviewer, url, narrow_shots):
+    """The queue, a pair (decided above: its history shows) and a group, as the guide shows them."""
+    reviewer.open(url + "?lang=zh")
+    snap(reviewer, "console-queue.png", narrow_shots)
+    reviewer.open(url + "pair?a=91003&b=91004")
+    snap(reviewer, "console-pair.png", narrow_shots, tallest=1000)
+    reviewer.open(url + "group?row=91000&row=91001&row=91002")
+    snap(reviewer, "console-group.png", narrow_shots, tallest=1000)
+
+
+def test_every_screenshot_the_docs_show_is_one_these_tests_write():
+    shown = {m for page in (ROOT / "docs").rglob("*.md")
+             for m in re.findall(r"\]\((?:\.\./)*([\w-]+\.png)\)", page.read_text(encoding="utf-8"))}
+    written = set(re.findall(r'"(console-[\w-]+\.png)"', Path(__file__).read_text(encoding="utf-8")))
+    assert {s for s in shown if s.startswith("console-")} <= written
+    assert all((SCREENSHOTS / name).exists() for name in written)
+
+
+def test_after_signing_out_the_old_page_leads_to_the_login_page_and_the_old_cookie_gets_401(colleague, url):
+    colleague.open(url + "pair?a=91003&b=91004")
+    copied = colleague.cookies()
+    colleague.navigation(lambda: colleague.js("document.querySelector('header form[action=\"/logout\"] button').click()"))
+    assert colleague.js("location.pathname") == "/login"
+    colleague.navigation(lambda: colleague.js("history.back()"))  # the pair's page, asked for again
+    assert colleague.js("location.pathname + location.search") == "/login?next=/pair?a%3D91003%26b%3D91004"
+    assert "13577778888" not in colleague.js("document.documentElement.outerHTML")
+    cookie = "; ".join(f"{name}={value}" for name, value in copied.items())
+    request = urllib.request.Request(url + "api/counts", headers={"Cookie": cookie})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request)
+    assert refused.value.code == 401
