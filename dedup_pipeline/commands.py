@@ -639,7 +639,7 @@ def decide_group(config: Config, rows: list, *, same: bool, by: str, note: str |
         else:
             pairs = [(a, b) for n, a in enumerate(ids) for b in ids[n + 1:]]
         made = decisions.record(source, pairs, decisions.SAME if same else decisions.DIFFERENT, by, note,
-                                seen=seen, among={*ids, alone} - {None})
+                                seen=seen, among=named)
         _follow(source, made)
     return made
 
@@ -773,7 +773,8 @@ def _audit(config: Config, source: Any, decided: list | None = None) -> Any:
     """The audit over this source (`decided`: every decision, when already read); none
     before a batch, or without dedup_decision (`migrate` not run: nobody could decide)."""
     from .sql import decisions
-    from .sql.queue import Audit, audit as drawn
+    from .sql.queue import Audit
+    from .sql.queue import audit as drawn
 
     if not config.review.audit_pairs or (decided is None and not decisions.exists(source)):
         return Audit([], set(), [])
@@ -828,14 +829,15 @@ def found(config: Config) -> Found:
     return Found(run["run"], pairs, groups, {(a, b) for a, b, _ in sample})
 
 
-def search(config: Config, text: str, limit: int | None = None) -> Any:
+def search(config: Config, text: str, limit: int | None = None, unsearched: Iterable[str] = ()) -> Any:
     """The rows of the configured table that `text` finds (by id, or its words in the
-    fields), best first, with the rows each is paired with (sql.search.find)."""
+    fields but those named `unsearched`), best first, with the rows each is paired with
+    (sql.search.find)."""
     from .sql import search as searching
     from .sql.source import SqlSource
 
     with SqlSource(config) as source:
-        return searching.find(source, text, limit or searching.LIMIT)
+        return searching.find(source, text, limit or searching.LIMIT, tuple(unsearched))
 
 
 def precision(config: Config) -> Precision:

@@ -14,10 +14,9 @@ from typing import Any
 
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.commands import Found as Found_
-from dedup_pipeline.core.decision import Verdict
+from dedup_pipeline.core.decision import Verdict, pair_key
 from dedup_pipeline.sql.queue import Item
 from dedup_pipeline.sql.decisions import UNDO, WITHDRAWN, Conflict, Decision, Precision, wilson
-from dedup_pipeline.core.decision import pair_key
 from dedup_pipeline.console.desk import Columns, Counts, NoSuchRow
 from dedup_pipeline.sql.reviewers import Current, hash_password, stamp, verify
 from dedup_pipeline.sql.search import Found, words
@@ -153,16 +152,17 @@ class FakeDesk:
         self.read.append(list(ids))
         return [self.table[i] for i in sorted(ids) if i in self.table]
 
-    def search(self, text: str) -> Found:
+    def search(self, text: str, unsearched: list[str] = ()) -> Found:
         """What sql/search.py finds: the row whose id is the query, and those with every word of
-        it in a short field or the text; exact first, then newest."""
+        it in a short field or the text (but the fields named `unsearched`); exact first, then newest."""
         wanted, whole = words(text), " ".join(words(text))
+        short = [c for c in self.columns.short if c not in unsearched]
 
         def exact(row: dict) -> bool:
-            return str(row["id"]) == whole or any(str(row[c]) == whole for c in self.columns.short)
+            return str(row["id"]) == whole or any(str(row[c]) == whole for c in short)
 
         def has(row: dict, word: str) -> bool:
-            return any(word.lower() in str(row[c]).lower() for c in (*self.columns.short, self.columns.text))
+            return any(word.lower() in str(row[c]).lower() for c in (*short, self.columns.text))
 
         hits = [r for r in self.table.values() if exact(r) or all(has(r, w) for w in wanted)]
         hits.sort(key=lambda r: (not exact(r), -r["created_at"].timestamp(), -r["id"]))

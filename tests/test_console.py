@@ -19,13 +19,17 @@ from dedup_pipeline.console import guard
 from dedup_pipeline.sql.decisions import wilson
 from dedup_pipeline.sql import reviewers
 from dedup_pipeline.sql.decisions import Decision
-from testing.console import INJECTED
 
 PAGES = ["/", "/next", "/pair?a=1&b=2", "/group?row=4&row=5&row=6"]
 
 
 def login_token(client) -> str:
     return re.search(r'name="csrf_token" value="([^"]+)"', client.get("/login").text).group(1)
+
+
+def seen_on(page: str) -> str:
+    """What a page's decision form sends as `seen` (its latest decision's id, or "none")."""
+    return re.search(r'name="seen" value="([^"]*)"', page).group(1)
 
 
 def sign_in(client, name="wang", password="correct horse 1", address="10.0.0.1"):
@@ -54,14 +58,14 @@ def test_the_api_without_a_session_answers_401(client):
 
 
 def test_a_decision_without_a_session_is_refused_and_records_nothing(client, console_desk):
-    answer = client.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same"})
+    answer = client.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same", "seen": "none"})
     assert answer.status_code == 401 and console_desk.decided == []
 
 
 # ---------------------------------------------------------------- CSRF
 
 def test_a_decision_without_the_csrf_token_is_refused_and_records_nothing(signed_in, console_desk):
-    answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same"})
+    answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same", "seen": "none"})
     assert answer.status_code == 403 and console_desk.decided == []
 
 
@@ -71,7 +75,7 @@ def test_a_decision_with_another_sessions_token_is_refused(signed_in, console_ap
     with other.session_transaction() as session:
         foreign = session["csrf"]
     answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same",
-                                             "csrf_token": foreign})
+                                             "seen": "none", "csrf_token": foreign})
     assert foreign != signed_in.csrf and answer.status_code == 403 and console_desk.decided == []
 
 
@@ -82,7 +86,7 @@ def test_a_login_without_the_csrf_token_is_refused(client):
 
 
 def test_the_csrf_token_is_accepted_in_the_header(signed_in, console_desk):
-    answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same"},
+    answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same", "seen": "none"},
                             headers={guard.CSRF_HEADER: signed_in.csrf})
     assert answer.status_code == 303 and len(console_desk.decided) == 1
 
@@ -171,7 +175,8 @@ def test_no_page_has_an_inline_script_or_event_handler(signed_in, page):
 # ---------------------------------------------------------------- deciding
 
 def test_deciding_a_pair_records_the_sessions_reviewer_and_goes_to_the_next_item(signed_in, console_desk):
-    answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "different",
+    seen = seen_on(signed_in.get("/pair?a=1&b=2").text)
+    answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "different", "seen": seen,
                                              "note": "另一件事", "by": "someone else", "csrf_token": signed_in.csrf})
     assert [(d.rows, d.same, d.by, d.note) for d in console_desk.decided] == [([1, 2], False, "wang", "另一件事")]
     assert answer.headers["Location"] == "/next"
@@ -180,20 +185,22 @@ def test_deciding_a_pair_records_the_sessions_reviewer_and_goes_to_the_next_item
 
 def test_a_verdict_other_than_same_or_different_is_refused(signed_in, console_desk):
     answer = signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "maybe",
-                                             "csrf_token": signed_in.csrf})
+                                             "seen": "none", "csrf_token": signed_in.csrf})
     assert answer.status_code == 400 and console_desk.decided == []
 
 
 def test_a_group_is_decided_as_one_collective_petition(signed_in, console_desk):
-    signed_in.post("/decide", data={"kind": "group", "row": ["4", "5", "6"], "verdict": "same",
+    seen = seen_on(signed_in.get("/group?row=4&row=5&row=6").text)
+    signed_in.post("/decide", data={"kind": "group", "row": ["4", "5", "6"], "verdict": "same", "seen": seen,
                                     "csrf_token": signed_in.csrf})
     [d] = console_desk.decided
     assert (d.kind, d.rows, d.same, d.row, d.by) == ("group", [4, 5, 6], True, None, "wang")
 
 
 def test_one_row_is_decided_not_of_its_group(signed_in, console_desk):
+    seen = seen_on(signed_in.get("/group?row=4&row=5&row=6").text)
     signed_in.post("/decide", data={"kind": "group", "row": ["4", "5", "6"], "other": "5", "verdict": "different",
-                                    "csrf_token": signed_in.csrf})
+                                    "seen": seen, "csrf_token": signed_in.csrf})
     [d] = console_desk.decided
     assert (d.rows, d.same, d.row) == ([4, 6], False, 5)
 

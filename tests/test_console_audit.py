@@ -12,8 +12,14 @@ from dataclasses import replace
 import pytest
 
 from dedup_pipeline import commands
-from dedup_pipeline.config import ConfigError, ReviewConfig, default_config_text, load_config, parse_config
-from dedup_pipeline.console.found import PER_PAGE
+from dedup_pipeline.config import (
+    ConfigError,
+    ReviewConfig,
+    default_config_text,
+    load_config,
+    parse_config,
+)
+from dedup_pipeline.console.paging import PER_PAGE
 from dedup_pipeline.core.decision import Verdict
 from dedup_pipeline.sql import decisions, migrate
 from dedup_pipeline.sql.decisions import Decision, Precision, wilson
@@ -54,6 +60,13 @@ def test_the_found_pages_go_page_by_page(signed_in, console_desk):
     assert rows_listed(signed_in.get("/found/pairs?page=x").text, "pair") == rows_listed(first, "pair")
 
 
+def test_the_found_groups_second_page_numbers_its_groups_on_from_the_first(signed_in, console_desk):
+    console_desk.found_groups = [([n, n + 1], 0.1) for n in range(1, PER_PAGE + 3)]
+    page = signed_in.get("/found/groups?page=2").text
+    assert re.findall(r'<td class="num">(\d+)</td>', page) == [str(PER_PAGE + 1), str(PER_PAGE + 2)]
+    assert 'href="/found/groups?page=1"' in page and 'rel="next"' not in page
+
+
 def test_the_found_pages_note_the_rows_they_show_for_the_access_log(signed_in, console_desk):
     signed_in.get("/found/pairs")
     assert {row for _, _, page, row in console_desk.accessed if page == "found"} == {1, 2, 4, 5, 6}
@@ -63,7 +76,7 @@ def test_the_found_pairs_page_marks_the_audits_pairs_and_the_verdicts_standing(s
     console_desk.decided.append(Recorded("pair", [4, 5], False, "wang", None))
     page = signed_in.get("/found/pairs").text
     audited = re.search(r'<tr class="found-pair audit" data-pair="1,2">', page)
-    decided = re.search(r'data-pair="4,5">.*?</tr>', page, re.S).group()
+    decided = re.search(r'data-pair="4,5">.*?</tr>', page, re.DOTALL).group()
     assert audited and "抽检" in page and "不重复" in decided
 
 
@@ -89,7 +102,7 @@ def test_the_audits_pairs_are_in_the_queue_as_items_of_their_own_after_the_other
 
 def test_the_precision_card_gives_the_audits_size_share_and_interval(signed_in, console_desk):
     console_desk.precision = Precision(45, 50, *wilson(45, 50), 3, 7, 50)
-    card = re.search(r'<div class="card wide" id="precision">.*?</div></div>', signed_in.get("/").text, re.S).group()
+    card = re.search(r'<div class="card wide" id="precision">.*?</div></div>', signed_in.get("/").text, re.DOTALL).group()
     low, high = wilson(45, 50)
     assert f"抽检 50 对中 45 对确为重复：精确率估计 90.0%（95% 区间 {low:.1%}–{high:.1%}）" in card
     assert "本批随机抽取 50 对供抽检，已审 50 对" in card
@@ -98,7 +111,7 @@ def test_the_precision_card_gives_the_audits_size_share_and_interval(signed_in, 
 def test_the_precision_card_says_not_audited_yet_before_any_audit(signed_in, console_desk):
     console_desk.precision = Precision(0, 0, *wilson(0, 0), 1, 1, 50)
     page = signed_in.get("/").text
-    card = re.search(r'<div class="card wide" id="precision">.*?</div></div>', page, re.S).group()
+    card = re.search(r'<div class="card wide" id="precision">.*?</div></div>', page, re.DOTALL).group()
     assert "尚未抽检" in card and "%" not in card.split("</div>")[0]
     assert "100.0%" in page  # the queue's share stays its own figure
 

@@ -83,16 +83,18 @@ def test_a_row_taken_out_of_a_group_from_a_stale_view_is_refused(signed_in, cons
 # ---------------------------------------------------------------- bad input is not an outage (finding 4)
 
 @pytest.mark.parametrize("form, said", [
-    ({"kind": "pair", "a": "1", "b": "1", "verdict": "same"}, "不能把一条记录与它自己比较（编号 1）"),
-    ({"kind": "group", "row": ["4", "5", "4"], "verdict": "same"}, "不能把一条记录与它自己比较（编号 4）"),
-    ({"kind": "pair", "a": "1", "verdict": "same"}, "表单缺少或填错了“b”"),
-    ({"kind": "pair", "a": "1", "b": "2"}, "结论只能是“是重复”或“不是重复”"),
-    ({"kind": "pair", "a": "1", "b": "2", "verdict": "maybe"}, "结论只能是“是重复”或“不是重复”"),
+    ({"kind": "pair", "a": "1", "b": "1", "verdict": "same", "seen": "none"}, "不能把一条记录与它自己比较（编号 1）"),
+    ({"kind": "group", "row": ["4", "5", "4"], "verdict": "same", "seen": "none"}, "不能把一条记录与它自己比较（编号 4）"),
+    ({"kind": "pair", "a": "1", "verdict": "same", "seen": "none"}, "表单缺少或填错了“b”"),
+    ({"kind": "pair", "a": "1", "b": "2", "seen": "none"}, "结论只能是“是重复”或“不是重复”"),
+    ({"kind": "pair", "a": "1", "b": "2", "verdict": "maybe", "seen": "none"}, "结论只能是“是重复”或“不是重复”"),
     ({"kind": "pair", "a": "1", "b": "2", "verdict": "same", "seen": "latest"}, "表单缺少或填错了“seen”"),
-    ({"kind": "triple", "a": "1", "b": "2", "verdict": "same"}, "表单缺少或填错了“kind”"),
-    ({"kind": "group", "row": ["4"], "verdict": "same"}, "表单缺少或填错了“row”"),
+    ({"kind": "pair", "a": "1", "b": "2", "verdict": "same"}, "表单缺少或填错了“seen”"),
+    ({"kind": "group", "row": ["4", "5", "6"], "verdict": "same"}, "表单缺少或填错了“seen”"),
+    ({"kind": "triple", "a": "1", "b": "2", "verdict": "same", "seen": "none"}, "表单缺少或填错了“kind”"),
+    ({"kind": "group", "row": ["4"], "verdict": "same", "seen": "none"}, "表单缺少或填错了“row”"),
 ], ids=["one-row-twice", "a-group-row-twice", "missing-b", "missing-verdict", "other-verdict", "malformed-seen",
-        "unknown-kind", "a-group-of-one"])
+        "missing-seen", "a-group-without-seen", "unknown-kind", "a-group-of-one"])
 def test_a_malformed_decision_is_a_400_in_chinese_and_records_nothing(signed_in, console_desk, form, said):
     answer = post(signed_in, **form)
     assert answer.status_code == 400 and "请求有误" in answer.text and said in answer.text
@@ -146,7 +148,7 @@ def test_a_method_not_allowed_is_a_405_in_chinese(signed_in):
 
 
 def test_a_body_too_large_is_a_413_in_chinese(signed_in, console_desk):
-    answer = post(signed_in, kind="pair", a="1", b="2", verdict="same", note="长" * 40_000)
+    answer = post(signed_in, kind="pair", a="1", b="2", verdict="same", seen="none", note="长" * 40_000)
     assert answer.status_code == 413 and "提交的内容过大" in answer.text and console_desk.made == []
 
 

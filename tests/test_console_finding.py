@@ -11,10 +11,11 @@ import sqlalchemy as sa
 
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.console import privacy
+from dedup_pipeline.console.paging import Page, paged
 from dedup_pipeline.console.search import excerpt
 from dedup_pipeline.sql import matchtable, migrate
 from dedup_pipeline.sql.queue import Item
-from dedup_pipeline.sql.search import find
+from dedup_pipeline.sql.search import Found, find
 from dedup_pipeline.sql.source import SqlSource
 
 
@@ -49,9 +50,39 @@ def test_search_by_name_finds_the_rows_whose_name_contains_it(signed_in):
     assert results(signed_in.get("/search?q=张5").text) == ["5"]
 
 
-def test_search_by_phone_finds_the_rows_whose_phone_contains_it(signed_in, console_desk):
+def phone_reviewer(app, desk):
+    """A client signed in as `li`, a reviewer added with `--sees-phones`."""
+    desk.add("li", "correct horse 1", sees_phones=True)
+    reviewer = app.test_client()
+    token = re.search(r'name="csrf_token" value="([^"]+)"', reviewer.get("/login").text).group(1)
+    reviewer.post("/login", data={"name": "li", "password": "correct horse 1", "csrf_token": token})
+    return reviewer
+
+
+def test_search_by_phone_finds_the_rows_whose_phone_contains_it_for_a_reviewer_who_sees_phones(console_app,
+                                                                                              console_desk):
     console_desk.table[2]["phone"] = "13912345678"
-    assert results(signed_in.get("/search?q=1234567").text) == ["2"]
+    assert results(phone_reviewer(console_app, console_desk).get("/search?q=1234567").text) == ["2"]
+
+
+def test_search_by_phone_finds_nothing_for_a_reviewer_who_may_not_see_phones(signed_in, console_desk):
+    console_desk.table[2]["phone"] = "13912345678"
+    assert results(signed_in.get("/search?q=1234567").text) == []
+    assert results(signed_in.get("/search?q=13912345678").text) == []  # nor the whole number
+
+
+def test_a_reviewer_who_may_not_see_phones_still_finds_by_the_other_fields(signed_in, console_desk):
+    console_desk.table[2]["phone"] = "13912345678"
+    assert results(signed_in.get("/search?q=张2").text) == ["2"]
+    assert results(signed_in.get("/search?q=2").text)[0] == "2"  # by its id
+
+
+def test_the_search_leaves_out_the_columns_masked_for_the_reviewer(signed_in, console_desk, monkeypatch):
+    asked = []
+    monkeypatch.setattr(console_desk, "search", lambda text, unsearched=(): asked.append(list(unsearched))
+                        or Found([], False, {}))
+    signed_in.get("/search?q=138")
+    assert asked == [["phone"]]
 
 
 def test_search_by_words_finds_the_rows_with_every_word_newest_first(signed_in):
@@ -163,6 +194,13 @@ def test_a_page_past_the_last_is_the_last_and_one_not_a_number_the_first(signed_
     assert listed(signed_in.get("/?page=x").text)[0] == "pair:1,2"
 
 
+def test_paged_gives_the_page_asked_for_of_any_list_with_the_place_of_its_first_item():
+    page, items = paged(list(range(120)), "3")
+    assert page == Page(3, 3, 120) and page.first == 101 and list(items) == list(range(100, 120))
+    assert paged(list(range(120)), "9")[0].number == 3 and paged(list(range(120)), "-1")[0].number == 1
+    assert paged([], None) == (Page(1, 1, 0), [])
+
+
 def test_the_items_this_reviewer_skipped_are_marked(signed_in):
     signed_in.post("/skip", data={"key": "pair:1,2", "csrf_token": signed_in.csrf})
     page = signed_in.get("/").text
@@ -221,6 +259,12 @@ def test_sql_search_by_name_exact_first_then_containing(petitions):
 
 def test_sql_search_by_phone_contains(petitions):
     assert found(petitions, "0000333") == [3]
+
+
+def test_sql_search_leaves_out_the_fields_named_unsearched(petitions):
+    assert find(petitions, "0000333", unsearched=["phone"]).rows == []
+    assert find(petitions, "13700003333", unsearched=["phone"]).rows == []  # not even the whole field
+    assert [r["id"] for r in find(petitions, "李四", unsearched=["phone"]).rows] == [3]
 
 
 def test_sql_search_by_words_needs_every_word(petitions):

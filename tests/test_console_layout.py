@@ -249,6 +249,36 @@ def test_no_page_scrolls_sideways(reviewer, url, shots, page, width):
     assert reviewer.errors() == []
 
 
+HEADER = {"title": "h1", "lang": ".lang", "found": ".found-link", "who": ".who",
+          "logout": "form[action='/logout']", "search": ".search-box"}
+
+
+def header_boxes(browser) -> dict[str, dict]:
+    """{part: its box} of the header's parts (HEADER), and of the header itself."""
+    parts = json.dumps({**HEADER, "header": ""})
+    return browser.js(f"Object.fromEntries(Object.entries({parts}).map(([part, selector]) => {{"
+                      " const r = document.querySelector('header.top ' + selector).getBoundingClientRect();"
+                      " return [part, {left: r.left, top: r.top, right: r.right, bottom: r.bottom}]; }))")
+
+
+def test_at_390_px_the_header_is_the_title_then_the_links_and_reviewer_then_the_search_box(reviewer, url):
+    show(reviewer, url, "queue", PHONE)
+    box = header_boxes(reviewer)
+    line = [box[part] for part in ("lang", "found", "who", "logout")]
+    assert box["title"]["bottom"] <= min(b["top"] for b in line)
+    assert max(b["top"] for b in line) - min(b["top"] for b in line) <= 2  # one line
+    assert box["search"]["top"] >= max(b["bottom"] for b in line)
+    assert box["search"]["right"] - box["search"]["left"] >= PHONE - 40  # across the width
+    assert box["logout"]["right"] <= PHONE and box["header"]["bottom"] <= 120
+
+
+def test_at_1400_px_the_header_is_one_line(reviewer, url):
+    show(reviewer, url, "queue", DESK)
+    box = header_boxes(reviewer)
+    assert box["header"]["bottom"] - box["header"]["top"] <= 60
+    assert box["title"]["right"] < box["lang"]["left"] < box["search"]["left"] < box["who"]["left"]
+
+
 @pytest.mark.parametrize("width", [PHONE, DESK])
 def test_the_group_s_short_columns_keep_at_least_five_characters_a_line(reviewer, url, width):
     show(reviewer, url, "group", width)

@@ -86,7 +86,7 @@ def test_a_new_password_ends_every_session_of_the_reviewer(signed_in, console_de
 def test_removing_a_reviewer_ends_their_sessions(signed_in, console_desk):
     console_desk.remove("wang")
     assert not holds(signed_in)
-    assert signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same",
+    assert signed_in.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same", "seen": "none",
                                            "csrf_token": signed_in.csrf}).status_code == 401
     assert console_desk.decided == []
 
@@ -284,6 +284,29 @@ def test_the_group_page_masks_phones_too(signed_in):
     assert "138****0000" in page and "13800000000" not in page
 
 
+def field_row(page: str, label: str) -> str:
+    """The pair page's table row of the field labelled `label`."""
+    return re.search(rf'<tr[^>]*><th>{label}.*?</tr>', page, re.DOTALL).group(0)
+
+
+def test_two_phones_masked_alike_are_not_shown_as_agreeing(signed_in, console_desk):
+    console_desk.table[1]["phone"], console_desk.table[2]["phone"] = "13812340000", "13856780000"
+    row = field_row(signed_in.get("/pair?a=1&b=2").text, "电话")
+    assert row.count("138****0000") == 2 and 'class="agree"' not in row and "一致" not in row
+
+
+def test_phones_that_agree_are_shown_agreeing_and_masked(signed_in):
+    row = field_row(signed_in.get("/pair?a=1&b=2").text, "电话")
+    assert 'class="agree"' in row and row.count("138****0000") == 2 and "13800000000" not in row
+
+
+def test_the_group_page_marks_agreement_from_the_whole_phones(signed_in, console_desk):
+    console_desk.table[5]["phone"], console_desk.table[6]["phone"] = "13812340000", "13800000000"
+    page = signed_in.get("/group?row=4&row=5&row=6").text
+    phones = re.findall(r'<td class="short( agree)?" data-label="电话">([^<]*)</td>', page)
+    assert phones == [("", "138****0000"), ("", "138****0000"), (" agree", "138****0000")]
+
+
 def test_a_phone_is_masked_keeping_its_first_three_and_last_four_characters():
     assert privacy.mask("13812345678") == "138****5678"
     assert privacy.mask("010-62345678") == "010****5678"
@@ -477,3 +500,10 @@ def test_the_access_log_is_read_through_the_library(petition):
         access.log(source, "wang", "10.0.0.7", [("pair", 1)])
     assert [a.reviewer for a in commands.access_log(petition, since=dt.date(2000, 1, 1))] == ["wang"]
     assert commands.access_log(petition, since="2999-01-01") == []
+
+
+def test_a_decision_sent_after_the_session_ended_gets_the_login_form_saying_it_was_not_recorded(client, console_desk):
+    answer = client.post("/decide", data={"kind": "pair", "a": "1", "b": "2", "verdict": "same", "seen": "none"})
+    assert answer.status_code == 401 and console_desk.decided == []
+    assert "没有记录" in answer.text and 'id="login-form"' in answer.text
+    assert 'name="next" value="/pair?a=1&amp;b=2"' in answer.text

@@ -336,7 +336,7 @@ def test_reviewers_names_and_notes_are_shown_as_text(reviewed, tmp_path):
 
 
 def test_the_review_is_in_english_with_lang_en(reviewed, tmp_path):
-    config, path, pairs, groups = reviewed()
+    config, *_ = reviewed()
     a, b, _ = commands.audit(config).sample[0]
     commands.decide(config, a, b, same=True, by="王芳")
     html = report_of(config, tmp_path, lang="en")

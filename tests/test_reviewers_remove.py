@@ -28,7 +28,9 @@ PASSWORD, NEW_PASSWORD = "correct horse 1", "battery staple 2"
 
 
 def decide(client, a="1", b="2"):
-    return client.post("/decide", data={"kind": "pair", "a": a, "b": b, "verdict": "same", "csrf_token": client.csrf})
+    """A first decision about the pair, as its page sends it (`seen` "none": no decision shown)."""
+    return client.post("/decide", data={"kind": "pair", "a": a, "b": b, "verdict": "same", "seen": "none",
+                                        "csrf_token": client.csrf})
 
 
 def signed_in_as(app, name, password=PASSWORD):

@@ -20,7 +20,7 @@ import math
 import re
 import threading
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 from urllib.parse import urlsplit
 
 import jinja2
@@ -32,11 +32,11 @@ from ..errors import DedupError, InputError, UsageError
 from ..sql.decisions import Conflict
 from ..report.render import _text, _when, diff_segments  # the report's diff, and its display of values
 from . import found, guard, privacy, search
+from .paging import paged
 from .desk import Desk, NoSuchRow, item_key
 from .labels import COLUMNS, LABELS, LANGS
 
 SESSION_HOURS = 8
-LISTED = 50  # queue items listed on a page of the queue (`/?page=N`)
 ROWS_LISTED = 6  # a queue item's rows listed by id
 GROUP_ROWS = 1000  # rows of a group a form may name
 NAMED_ROWS = 6  # rows named when the pages say what was recorded of a group
@@ -55,6 +55,8 @@ class Settings:
 
 
 def create_app(desk: Desk, settings: Settings = Settings(), limit: guard.LoginLimit | None = None) -> Flask:
+    """The console over `desk` (the library's calls, or a test's stand-in), its failed logins
+    limited by `limit` (by default kept in the desk's database)."""
     app = Flask(__name__, static_folder="static", template_folder="templates")
     app.config.update(
         SECRET_KEY=settings.secret or guard.secret_key(desk.config.store.data_dir),
@@ -127,6 +129,7 @@ def _console() -> Console:
 
 
 def item_url(item: Any) -> str:
+    """The page of a queue item: its pair's, or its group's."""
     if item.kind == "pair":
         return url_for("pair", a=str(item.rows[0]), b=str(item.rows[1]))
     return url_for("group", row=[str(r) for r in item.rows])
@@ -142,8 +145,10 @@ def _routes(app: Flask) -> None:
         if request.endpoint != "static" and session.get("reviewer") and not _session_holds():
             _end_session()
         if request.endpoint not in PUBLIC and not session.get("reviewer"):
-            if request.method == "POST" or request.path.startswith("/api/"):
+            if request.path.startswith("/api/"):
                 return jsonify(error="sign in first"), 401
+            if request.method == "POST":  # a form sent from a page whose session has ended since
+                return render_template("login.html.j2", failed=g.t["session_ended"], next=_item_of(request.form)), 401
             return redirect(url_for("login", next=request.full_path if request.query_string else request.path))
         if request.method == "POST":
             given = request.form.get(guard.CSRF_FIELD) or request.headers.get(guard.CSRF_HEADER)
@@ -247,7 +252,7 @@ def _routes(app: Flask) -> None:
     def queue() -> Any:
         desk = _console().desk
         items = desk.queue()
-        page, listed = _paged(items, request.args.get("page"))
+        page, listed = paged(items, request.args.get("page"))
         return render_template("queue.html.j2", items=_listing(desk, listed, page.first), page=page,
                                counts=desk.counts(),
                                figures=_figures(desk.figures()))
@@ -260,27 +265,30 @@ def _routes(app: Flask) -> None:
     @app.get("/pair")
     def pair() -> Any:
         desk = _console().desk
-        a, b = privacy.shown(_distinct_rows(desk, _given(request.args, "a", "b")), "pair")
-        ids = (a[desk.columns.id], b[desk.columns.id])
+        rows = _distinct_rows(desk, _given(request.args, "a", "b"))
+        ids = (rows[0][desk.columns.id], rows[1][desk.columns.id])
         decided = desk.history(*ids)
-        return render_template("pair.html.j2", view=_pair_view(desk, a, b), ids=ids, counts=desk.counts(),
+        view = _pair_view(desk, rows, privacy.shown(rows, "pair"))
+        return render_template("pair.html.j2", view=view, ids=ids, counts=desk.counts(),
                                history=_history(decided), seen=_seen_token(decided), key=item_key("pair", ids),
                                position=_position(desk, "pair", ids))
 
     @app.get("/group")
     def group() -> Any:
         desk = _console().desk
-        rows = privacy.shown(_distinct_rows(desk, _given_rows(request.args)), "group")
+        rows = _distinct_rows(desk, _given_rows(request.args))
         ids = [r[desk.columns.id] for r in rows]
         decided = desk.group_history(ids)
-        return render_template("group.html.j2", view=_group_view(desk, rows), ids=ids, counts=desk.counts(),
+        view = _group_view(desk, rows, privacy.shown(rows, "group"))
+        return render_template("group.html.j2", view=view, ids=ids, counts=desk.counts(),
                                history=_group_history(decided), seen=_seen_token(decided),
                                key=item_key("group", ids), position=_position(desk, "group", ids))
 
     @app.post("/decide")
     def decide() -> Any:
         """Record a decision made from a page; refused (409) when the page showed a decision
-        about its rows older than the latest (`seen`), so that nobody overwrites unawares."""
+        about its rows older than the latest (`seen`, which every form of the console carries:
+        400 without it), so that nobody overwrites unawares."""
         desk, form = _console().desk, request.form
         verdict, note = form.get("verdict"), (form.get("note") or "").strip() or None
         if verdict not in ("same", "different"):
@@ -364,14 +372,12 @@ def _distinct_rows(desk: Desk, written: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _seen(text: str | None) -> int | None:
-    """The id of the latest decision the page showed (0 for "none"); None when the form
-    carries none (no check); refused (400) when it is not one."""
-    if text is None:
-        return None
+def _seen(text: str | None) -> int:
+    """The id of the latest decision the page showed (0 for "none"); refused (400) when the
+    form carries none or it is no id: a decision is always checked against the page's view."""
     if text == "none":
         return 0
-    if not re.fullmatch(r"[0-9]{1,18}", text):
+    if text is None or not re.fullmatch(r"[0-9]{1,18}", text):
         raise Refusal(400, "bad_field", field="seen")
     return int(text)
 
@@ -436,6 +442,14 @@ def _end_session() -> None:
         session["lang"] = lang
 
 
+def _item_of(form: Any) -> str | None:
+    """The page of the pair or group a form decided about, to go back to after signing in."""
+    if form.get("a") and form.get("b"):
+        return url_for("pair", a=form["a"], b=form["b"])
+    rows = form.getlist("row")
+    return url_for("group", row=rows) if rows else None
+
+
 def _safe_next(target: str | None) -> str | None:
     """A path on this site to go on to after login, never another site's address."""
     if not target:
@@ -458,28 +472,6 @@ def _position(desk: Desk, kind: str, ids: Sequence[Any]) -> tuple[int, int] | No
     return next(((n, len(items)) for n, item in enumerate(items, 1) if item_key(item.kind, item.rows) == key), None)
 
 
-class Page(NamedTuple):
-    """A page of the queue: its number (from 1), how many pages, how many items in all."""
-
-    number: int
-    pages: int
-    total: int
-
-    @property
-    def first(self) -> int:
-        """The place in the queue of its first item (from 1)."""
-        return (self.number - 1) * LISTED + 1
-
-
-def _paged(items: list, asked: str | None) -> tuple[Page, list]:
-    """The page of the queue asked for (`?page=N`; the first when N is no page number, the
-    last when N is past it) and its items."""
-    pages = max(1, -(-len(items) // LISTED))
-    number = min(pages, max(1, int(asked))) if asked and re.fullmatch(r"[0-9]{1,9}", asked) else 1
-    page = Page(number, pages, len(items))
-    return page, items[page.first - 1:page.first - 1 + LISTED]
-
-
 def _listing(desk: Desk, items: list, first: int) -> list[dict[str, Any]]:
     """These queue items as the page lists them, numbered from `first`: their rows' titles,
     names and dates read in one query for the page (shown as privacy.shown allows), the
@@ -496,7 +488,8 @@ def _listed(number: int, item: Any, rows: dict[Any, dict], cols: Any, skipped: s
     by id), `newest` the filing date of its newest row, `skipped` when this reviewer skipped it."""
     listed = [rows[r] for r in item.rows[:ROWS_LISTED] if r in rows]
     return {"n": number, "kind": item.kind, "rows": [str(r) for r in item.rows[:ROWS_LISTED]],
-            "more": max(0, len(item.rows) - ROWS_LISTED), "size": len(item.rows), "distance": _distance(item.distance),
+            "more": max(0, len(item.rows) - ROWS_LISTED), "size": len(item.rows),
+            "distance": found.distance_text(item.distance),
             "titles": _distinct(listed, cols.title), "names": _distinct(listed, cols.name),
             "newest": _when(rows.get(item.newest, {}).get(cols.date)) if cols.date else "",
             "skipped": item_key(item.kind, item.rows) in skipped, "url": item_url(item), "audit": item.audit}
@@ -506,10 +499,6 @@ def _distinct(rows: list[dict], column: str | None) -> list[str]:
     """The rows' values of `column` as text, each once, in order, empty ones left out."""
     values = [_text(row.get(column)) for row in rows] if column else []
     return list(dict.fromkeys(v for v in values if v))
-
-
-def _distance(value: Any) -> str:
-    return "—" if value is None else f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
 def _figures(p: Any) -> dict[str, Any]:
@@ -526,11 +515,18 @@ def _figures(p: Any) -> dict[str, Any]:
             "queue_same": p.queue_same, "queue_decided": p.queue_decided}
 
 
-def _pair_view(desk: Desk, a: dict, b: dict) -> dict[str, Any]:
-    """Both rows field by field (agreeing fields marked), and each text with what only it has marked."""
-    cols = desk.columns
-    fields = [{"name": c, "a": _text(a.get(c)), "b": _text(b.get(c)),
-               "agree": _text(a.get(c)) != "" and _text(a.get(c)) == _text(b.get(c))} for c in cols.short]
+def _agree(row: dict, other: dict, column: str) -> bool:
+    """Whether two rows hold the same value, not nothing, in `column` (whole values: compared
+    before privacy.shown masks them, so that two phones masked alike do not agree)."""
+    value = _text(row.get(column))
+    return value != "" and value == _text(other.get(column))
+
+
+def _pair_view(desk: Desk, rows: Sequence[dict], shown: Sequence[dict]) -> dict[str, Any]:
+    """Both rows field by field as `shown` (privacy.shown's copies of `rows`), the fields
+    agreeing in `rows` marked, and each text with what only it has marked."""
+    cols, (a, b) = desk.columns, shown
+    fields = [{"name": c, "a": _text(a.get(c)), "b": _text(b.get(c)), "agree": _agree(*rows, c)} for c in cols.short]
     text_a, text_b = (_text(r.get(cols.text)) if cols.text else "" for r in (a, b))
     return {"fields": fields, "dates": [_when(r.get(cols.date)) if cols.date else "" for r in (a, b)],
             "texts": [_own(text_b, text_a), _own(text_a, text_b)], "text_column": cols.text}
@@ -541,23 +537,25 @@ def _own(other: str, text: str) -> list[tuple[str, str]]:
     return [(kind, piece) for kind, piece in diff_segments(other, text) if kind != "removed"]
 
 
-def _group_view(desk: Desk, rows: list[dict]) -> dict[str, Any]:
-    """The group's rows, oldest first, each text diffed with the first row's."""
+def _group_view(desk: Desk, rows: Sequence[dict], shown: Sequence[dict]) -> dict[str, Any]:
+    """The group's rows as `shown` (privacy.shown's copies of `rows`, in their order), oldest
+    first, each field agreeing in `rows` with the first row's marked, each text diffed with its."""
     cols = desk.columns
+    both = list(zip(rows, shown))
     if cols.date:
-        rows = sorted(rows, key=lambda r: (_when(r.get(cols.date)) or "\uffff", str(r[cols.id])))
-    base = rows[0]
-    base_text = _text(base.get(cols.text)) if cols.text else ""
+        both.sort(key=lambda rs: (_when(rs[0].get(cols.date)) or "\uffff", str(rs[0][cols.id])))
+    base, base_text = both[0][0], _text(both[0][1].get(cols.text)) if cols.text else ""
     return {"columns": list(cols.short), "text_column": cols.text, "rows": [
         {"id": str(r[cols.id]), "date": _when(r.get(cols.date)) if cols.date else "",
-         "short": [(_text(r.get(c)), k > 0 and _text(r.get(c)) == _text(base.get(c)) and _text(r.get(c)) != "")
-                   for c in cols.short],
+         "short": [(_text(r.get(c)), k > 0 and _agree(row, base, c)) for c in cols.short],
          "segments": _own(base_text, _text(r.get(cols.text))) if k and cols.text else
          [("same", _text(r.get(cols.text)) if cols.text else "")]}
-        for k, r in enumerate(rows)]}
+        for k, (row, r) in enumerate(both)]}
 
 
 def _history(decisions: list) -> list[dict[str, Any]]:
+    """A pair's decisions as its page lists them, newest first (an undo, a withdrawal and a
+    decision no longer standing marked)."""
     return [{"when": _when(d.decided_at), "reviewer": d.reviewer, "verdict": d.verdict, "note": d.note or "",
              "stale": d.stale and not d.withdrawn, "undo": d.undo, "withdrawn": d.withdrawn}
             for d in reversed(decisions)]

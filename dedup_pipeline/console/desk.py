@@ -74,7 +74,8 @@ class Desk:
         self.config = config
         self.clock = clock
         self._lock = threading.Lock()
-        self._queue: tuple[float, list] | None = None
+        self._queue: tuple[float, list] | None = None  # (when computed, the queue): `_recent`
+        self._found: tuple[float, Any] | None = None  # (when read, commands.found)
         self._reviewers_lock = threading.Lock()
         self._reviewers: Any = None  # a SqlSource kept open for the check of every request
         self._access_table: Any = None  # dedup_access, reflected once
@@ -119,11 +120,13 @@ class Desk:
         return access.failures(self._reviewer_source(), kind, subject, since)
 
     def login_failed(self, subjects: list[tuple[str, str]], at: float) -> None:
+        """Note a failed sign-in at `at` for each (kind, subject): the name tried, the address."""
         from ..sql import access
 
         access.failed(self._reviewer_source(), subjects, at)
 
     def login_forget(self, kind: str, subject: str) -> None:
+        """Forget the failed sign-ins of a name that signed in."""
         from ..sql import access
 
         access.forget(self._reviewer_source(), kind, subject)
@@ -152,13 +155,21 @@ class Desk:
 
     def queue(self) -> list:
         """What needs a person, most needed first (cached for QUEUE_SECONDS)."""
+        return self._recent("_queue", lambda: commands.queue(self.config))
+
+    def _recent(self, kept: str, compute: Callable[[], Any]) -> Any:
+        """The value kept in the attribute `kept` as (when, value), computed afresh when it is
+        none or older than QUEUE_SECONDS: the pages of many reviewers share one computation."""
         with self._lock:
             now = self.clock()
-            if self._queue is None or now - self._queue[0] > QUEUE_SECONDS:
-                self._queue = (now, commands.queue(self.config))
-            return self._queue[1]
+            value = getattr(self, kept)
+            if value is None or now - value[0] > QUEUE_SECONDS:
+                value = (now, compute())
+                setattr(self, kept, value)
+            return value[1]
 
     def counts(self) -> Counts:
+        """The live counts (Counts): the queue's, today's decisions, and the last batch's."""
         items = self.queue()
         pairs = sum(1 for item in items if item.kind == "pair")
         summary = self._summary()
@@ -166,16 +177,12 @@ class Desk:
                       summary.get("groups", 0))
 
     def figures(self) -> Any:
+        """The rule's precision from the audit, and the queue's share of duplicates (commands.precision)."""
         return commands.precision(self.config)
 
     def found(self) -> Any:
         """The live batch's pairs and groups, for browsing (commands.found; cached for QUEUE_SECONDS)."""
-        with self._lock:
-            now = self.clock()
-            kept = getattr(self, "_found", None)
-            if kept is None or now - kept[0] > QUEUE_SECONDS:
-                self._found = kept = (now, commands.found(self.config))
-            return kept[1]
+        return self._recent("_found", lambda: commands.found(self.config))
 
     def verdicts(self, pairs: Sequence[tuple]) -> dict[tuple, Any]:
         """{pair: its standing verdict (core.decision.Verdict)} of these pairs decided."""
@@ -231,11 +238,13 @@ class Desk:
         with SqlSource(self.config) as source:
             return source.rows_by_id(ids)
 
-    def search(self, text: str) -> Any:
-        """The rows `text` finds, best first, with the rows each is paired with (sql.search.Found)."""
-        return commands.search(self.config, text)
+    def search(self, text: str, unsearched: Sequence[str] = ()) -> Any:
+        """The rows `text` finds, best first, with the rows each is paired with (sql.search.Found);
+        the fields named `unsearched` (those masked for the reviewer) are not compared with it."""
+        return commands.search(self.config, text, unsearched=unsearched)
 
     def history(self, a: Any, b: Any) -> list:
+        """Every decision about the pair, oldest first (commands.history)."""
         return commands.history(self.config, a, b)
 
     def group_history(self, rows: Sequence[Any]) -> list:

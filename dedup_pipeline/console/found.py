@@ -7,16 +7,15 @@ marked, and a link to its pair or group page. Rows shown pass through privacy.sh
 from __future__ import annotations
 
 import math
-import re
-from typing import Any, Sequence
+from typing import Any
 
 from flask import Flask, current_app, render_template, request, url_for
 
 from ..core.decision import id_order
 from ..report.render import _text
 from . import privacy
+from .paging import paged
 
-PER_PAGE = 50  # pairs or groups a page lists
 ROWS_TITLED = 6  # rows of a group listed with their titles (the group page shows every row)
 
 
@@ -34,8 +33,8 @@ def pairs() -> Any:
     titles = _titles(desk, [r for a, b, _ in listed for r in (a, b)])
     verdicts = desk.verdicts([(a, b) for a, b, _ in listed])
     rows = [{"n": n, "ids": [str(a), str(b)], "titles": [titles.get(a, ""), titles.get(b, "")],
-             "distance": _distance(d), "audit": (a, b) in found.audit, "verdict": _verdict(verdicts.get((a, b))),
-             "url": url_for("pair", a=str(a), b=str(b))} for n, (a, b, d) in enumerate(listed, page["first"])]
+             "distance": distance_text(d), "audit": (a, b) in found.audit, "verdict": _verdict(verdicts.get((a, b))),
+             "url": url_for("pair", a=str(a), b=str(b))} for n, (a, b, d) in enumerate(listed, page.first)]
     return render_template("found_pairs.html.j2", endpoint="found_pairs", pairs=rows, page=page,
                            audit=len(found.audit), title_column=desk.columns.title)
 
@@ -47,21 +46,12 @@ def groups() -> Any:
     page, listed = paged(found.groups, request.args.get("page"))
     titles = _titles(desk, [r for members, _ in listed for r in members[:ROWS_TITLED]])
     rows = [{"n": n, "size": len(members), "ids": [str(r) for r in members[:ROWS_TITLED]],
-             "more": max(0, len(members) - ROWS_TITLED), "distance": _distance(d),
+             "more": max(0, len(members) - ROWS_TITLED), "distance": distance_text(d),
              "titles": _distinct(titles.get(r, "") for r in members[:ROWS_TITLED]),
              "url": url_for("group", row=[str(r) for r in members])}
-            for n, (members, d) in enumerate(listed, page["first"])]
+            for n, (members, d) in enumerate(listed, page.first)]
     return render_template("found_groups.html.j2", endpoint="found_groups", groups=rows, page=page,
                            title_column=desk.columns.title)
-
-
-def paged(items: Sequence, asked: str | None) -> tuple[dict[str, int], Sequence]:
-    """The page asked for (`?page=N`: the first when N is no page number, the last when past
-    it), as {number, pages, total, first} and its items."""
-    pages = max(1, -(-len(items) // PER_PAGE))
-    number = min(pages, max(1, int(asked))) if asked and re.fullmatch(r"[0-9]{1,9}", asked) else 1
-    first = (number - 1) * PER_PAGE
-    return {"number": number, "pages": pages, "total": len(items), "first": first + 1}, items[first:first + PER_PAGE]
 
 
 def _titles(desk: Any, ids: list) -> dict[Any, str]:
@@ -78,8 +68,12 @@ def _distinct(titles: Any) -> list[str]:
     return list(dict.fromkeys(t for t in titles if t))
 
 
-def _distance(value: float) -> str:
-    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3g}"
+def distance_text(value: Any) -> str:
+    """A distance as the console's pages show it (three significant digits): "—" for none
+    (None, or NaN: a pair of the rule's that a reviewer decided since keeps no distance)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.3g}" if isinstance(value, (int, float)) else str(value)
 
 
 def _verdict(verdict: Any) -> str | None:

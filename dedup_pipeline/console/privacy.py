@@ -6,14 +6,17 @@ The columns masked are `[console] masked_columns` (glob patterns of column names
 by default those that look like phones'), unless the reviewer was added with `reviewer add
 --sees-phones` (`g.sees_phones`, set for each request from the database). A masked phone keeps
 its first three and last four characters, 138****0000. Only what is shown is masked: the rows
-the desk reads (and a search matching them) are the real ones.
+the desk reads are the real ones (the pair and group pages say which fields agree from them,
+then show them masked), but a search leaves the masked columns out (`masked_columns`), so that
+it cannot tell which numbers exist.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import functools
-from typing import Any, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from flask import current_app, g
 
@@ -27,9 +30,18 @@ def shown(rows: Sequence[dict[str, Any]], page: str) -> list[dict[str, Any]]:
     g.setdefault("viewed", []).extend((page, row[desk.columns.id]) for row in rows)
     if g.get("sees_phones"):
         return [dict(row) for row in rows]
+    masked = set(masked_columns({key for row in rows for key in row}))
+    return [{key: mask(value) if key in masked else value for key, value in row.items()} for row in rows]
+
+
+def masked_columns(columns: Iterable[str]) -> list[str]:
+    """The columns of these this request masks (none for a reviewer who sees phones, never
+    the id): what a search leaves out for this reviewer."""
+    if g.get("sees_phones"):
+        return []
+    desk = current_app.extensions["dedup"].desk
     patterns, id_column = tuple(desk.config.console.masked_columns), desk.columns.id
-    return [{key: mask(value) if key != id_column and _masked(patterns, key) else value
-             for key, value in row.items()} for row in rows]
+    return [c for c in columns if c != id_column and _masked(patterns, c)]
 
 
 def mask(value: Any) -> Any:

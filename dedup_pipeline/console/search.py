@@ -1,8 +1,10 @@
 """The console's search, `/search?q=`: rows by id (exact), by name, phone or another short
 field (contains), or by the words of their text (every word present), as sql/search.py finds
-them. Each result shows its title, name, date and an excerpt of its text around the first
-word found, with links to the pairs it is in, to it and its partners as a group, and to its
-queue item when it is queued. Signed-in reviewers only, as every page (app.py's guard).
+them; the fields masked for the reviewer (privacy.masked_columns: phones, unless they may see
+them) are not searched. Each result shows its title, name, date and an excerpt of its text
+around the first word found, with links to the pairs it is in, to it and its partners as a
+group, and to its queue item when it is queued. Signed-in reviewers only, as every page
+(app.py's guard).
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ def register(app: Flask) -> None:
 
 
 def page() -> Any:
-    """The search form and, for a query, the rows it finds (each shown as privacy.shown allows)."""
+    """The search form and, for a query, the rows it finds in the fields this reviewer sees
+    unmasked (each shown as privacy.shown allows)."""
     desk = current_app.extensions["dedup"].desk
     text = request.args.get("q", "").strip()[:MAX_LENGTH]
     wanted = words(text)
-    found = desk.search(text) if wanted else Found([], False, {})
+    unsearched = privacy.masked_columns(f.name for f in desk.config.fields)
+    found = desk.search(text, unsearched) if wanted else Found([], False, {})
     rows = privacy.shown(found.rows, "search")
     queued = {r: item for item in desk.queue() for r in item.rows} if rows else {}
     cols = desk.columns

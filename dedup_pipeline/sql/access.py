@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence, TextIO
+from typing import Any, TextIO
 
 import sqlalchemy as sa
 
@@ -71,11 +72,11 @@ def forget(source: SqlSource, kind: str, subject: str) -> None:
 
 
 def _utc(seconds: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).replace(tzinfo=None)
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).replace(tzinfo=None)
 
 
 def _seconds(moment: dt.datetime) -> float:
-    return moment.replace(tzinfo=dt.timezone.utc).timestamp()
+    return moment.replace(tzinfo=dt.UTC).timestamp()
 
 
 # ---------------------------------------------------------------- the access log

@@ -179,19 +179,22 @@ def among(source: SqlSource, rows: Iterable[Any]) -> list[Decision]:
 
 
 def _among(conn: sa.Connection, table: sa.Table, rows: set, source_table: str) -> list[Decision]:
-    rows_list = list(rows)
-    query = sa.select(table).where(table.c.row_id.in_(rows_list), table.c.other_id.in_(rows_list),
-                                   mine(table, source_table)).order_by(table.c.id)
+    """The decisions about a pair of these rows, oldest first."""
+    query = _about_pairs_of(table, rows, source_table).order_by(table.c.id)
     return [_decision(row) for row in conn.execute(query)]
 
 
 def _latest(conn: sa.Connection, table: sa.Table, rows: set, source_table: str) -> Decision | None:
     """The latest decision about a pair of these rows, None when there is none."""
-    rows_list = list(rows)
-    query = sa.select(table).where(table.c.row_id.in_(rows_list), table.c.other_id.in_(rows_list),
-                                   mine(table, source_table)).order_by(table.c.id.desc()).limit(1)
-    row = conn.execute(query).first()
+    row = conn.execute(_about_pairs_of(table, rows, source_table).order_by(table.c.id.desc()).limit(1)).first()
     return _decision(row) if row is not None else None
+
+
+def _about_pairs_of(table: sa.Table, rows: set, source_table: str) -> sa.Select:
+    """The decisions about a pair of these rows of `source_table`, unordered."""
+    rows_list = list(rows)
+    return sa.select(table).where(table.c.row_id.in_(rows_list), table.c.other_id.in_(rows_list),
+                                  mine(table, source_table))
 
 
 @contextlib.contextmanager

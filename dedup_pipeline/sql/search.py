@@ -4,7 +4,9 @@ every word present). A row that equals the whole query (its id, or a whole short
 first, then the newest (the configured date column), then the highest id; at most `limit`
 rows, and whether there are more. LIKE's wildcards in the query (% _) are escaped, so they
 match themselves. Fields of a legacy encoding (stored as bytes of GBK and the like) are not
-searched: LIKE cannot compare them with the query's text.
+searched: LIKE cannot compare them with the query's text; nor are the fields the caller names
+`unsearched` (the console's masked phones, for a reviewer who may not see them: a search by
+them would tell which numbers exist).
 
 Each row comes with the rows dedup_match pairs it with (the rule's pairs and the confirmed),
 read in one query for all of them.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Collection
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -41,20 +44,22 @@ def words(text: str) -> list[str]:
     return text[:MAX_LENGTH].split()[:MAX_WORDS]
 
 
-def find(source: SqlSource, text: str, limit: int = LIMIT) -> Found:
-    """The rows matching `text` (see the module's docstring), at most `limit` of them."""
+def find(source: SqlSource, text: str, limit: int = LIMIT, unsearched: Collection[str] = ()) -> Found:
+    """The rows matching `text` (see the module's docstring), at most `limit` of them; the
+    fields named `unsearched` are not compared with it."""
     wanted = words(text)
     if not wanted:
         return Found([], False, {})
-    ids = _matching_ids(source, " ".join(wanted), wanted, limit + 1)
+    ids = _matching_ids(source, " ".join(wanted), wanted, limit + 1, set(unsearched))
     by_id = {row[source.id_column.name]: row for row in source.rows_by_id(ids[:limit])}
     rows = [by_id[i] for i in ids[:limit] if i in by_id]
     return Found(rows, len(ids) > limit, _partners(source, list(by_id)))
 
 
-def _matching_ids(source: SqlSource, whole: str, wanted: list[str], limit: int) -> list[Any]:
+def _matching_ids(source: SqlSource, whole: str, wanted: list[str], limit: int,
+                  unsearched: set[str]) -> list[Any]:
     """The ids of the matching rows, best first: one query."""
-    short, searched = _searched(source)
+    short, searched = _searched(source, unsearched)
     every_word = sa.and_(*(sa.or_(sa.false(), *(c.contains(w, autoescape=True) for c in searched))
                            for w in wanted))
     exact = sa.or_(sa.false(), *_id_is(source.id_column, whole), *(c == whole for c in short))
@@ -68,14 +73,16 @@ def _matching_ids(source: SqlSource, whole: str, wanted: list[str], limit: int) 
         return list(conn.execute(query).scalars())
 
 
-def _searched(source: SqlSource) -> tuple[list[sa.ColumnElement], list[sa.ColumnElement]]:
-    """(the short fields, the short and long fields) as text to compare, legacy encodings left out."""
+def _searched(source: SqlSource, unsearched: set[str]) -> tuple[list[sa.ColumnElement], list[sa.ColumnElement]]:
+    """(the short fields, the short and long fields) as text to compare, legacy encodings and
+    the `unsearched` fields left out."""
     def text(name: str) -> sa.ColumnElement:
         column = source.table.c[name]
         return column if isinstance(column.type, sa.String) else sa.cast(column, sa.String)
 
     fields = [f for f in source.config.fields
-              if f.role in ("short", "long") and codecs.lookup(f.encoding).name == "utf-8"]
+              if f.role in ("short", "long") and codecs.lookup(f.encoding).name == "utf-8"
+              and f.name not in unsearched]
     return [text(f.name) for f in fields if f.role == "short"], [text(f.name) for f in fields]
 
 
