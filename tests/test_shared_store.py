@@ -48,7 +48,7 @@ def gone(pid, within_s=30.0):
     while time.monotonic() < deadline:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # ended between the open and the read
             return True
         if state == "Z":
             return True
