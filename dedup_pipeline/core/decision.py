@@ -1,6 +1,10 @@
-"""The decision whether rows are a pair: the one place it is made. The batch on one machine
-or on Spark, `check`, `add`, `watch` and `explain` all call `decide` (or, for one pair, its
-smallest case `relate`); a rule change goes here.
+"""The decision whether rows are a pair: the one place it is made, in two parts. `confirm`
+measures candidate pairs (rows sharing a key) wherever their sketches are, per key or per
+partition; `settle` turns the confirmed pairs, their evidence and the rows around them into
+pairs, copies, pairs linked through a third row and possible pairs. `decide` is the two over
+one table: the batch on one machine, the re-run, `check`, `add`, `watch` and `explain` call
+it (or, for one pair, its smallest case `relate`); the batch on Spark confirms in its
+executors and calls `settle` at its driver (jobs/spark.py). A rule change goes here.
 
 A pair is two rows of different texts (rows of one text are copies of the first of them,
 pairs.Similar) that are similar as `confirm` decides, and that either
@@ -32,13 +36,14 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple, Sequence
+from functools import partial
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from .pairs import Pairs, Similar, copy_classes, originals
 from .shingles import (ALIGNED_CHARS, Differences, ShingleScheme, Sketch, SketchTable, candidates,
-                       differences, overlap_pairs, unsigned)
+                       differences, overlap_pairs, same_submitter, unsigned)
 
 SUBMITTER, WRITTEN = 1, 2  # evidence a confirmed pair carries: a bit for each kind
 AUTO, CONFIRMED = "auto", "confirmed"  # a pair the rule made; one a reviewer decided the same
@@ -111,34 +116,68 @@ def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = N
     """Every pair of the table; or, given `focus` (a row mask), the pairs of a focus row and
     those of two rows of the `centre` around it, as the whole table would decide them when
     the table holds every row sharing a key with a row of the centre (the incremental paths
-    read those rows and decide again until it does). On `threads` threads."""
+    read those rows and decide again until it does). On `threads` threads: `confirm`, then
+    `settle`."""
     original = originals(table.identity)
     near = candidates(table.keys, original, threads=threads)
     found, centre = _confirmed(rule, table, original, near, focus, threads)
+    more = partial(confirm, rule, table, threads=threads)
+    return settle(rule, found, Around(original, table.people, near), more, focus, centre)
+
+
+class Around(NamedTuple):
+    """What `settle` needs of the rows around the confirmed pairs (positions): each row's
+    first row of the same text (`original`), its submitters (`people`, one row of hashes per
+    row), and the candidate pairs `confirm` was given (`compared`: i, j)."""
+
+    original: np.ndarray
+    people: np.ndarray
+    compared: tuple[np.ndarray, np.ndarray]
+
+
+def settle(rule: ShingleScheme, found: Confirmed, around: Around, more: Callable[[np.ndarray, np.ndarray], Confirmed],
+           focus: np.ndarray | None = None, centre: np.ndarray | None = None) -> Decided:
+    """The pairs, copies, third-row links and possible pairs of the confirmed candidates
+    sharing a key (`found`) and the rows `around` them; `more` confirms the pairs of rows
+    both paired with a third row (`through_a_third`) where their sketches are. Given `focus`
+    and `centre`, only the pairs a focused decision gives (`decide`). Every engine calls it."""
+    centre = np.ones(len(around.original), bool) if centre is None else centre
+    edges = _take(found, found.evidence > 0)
     shares_key = np.ones(len(found.i), bool)
     if rule.corroborate:
-        edges = found.evidence > 0
-        ki, kj, ke = found.i[edges], found.j[edges], found.evidence[edges]
-        more = confirm(rule, table, *through_a_third(ki, kj, original, *near), threads)
-        found = Confirmed(*(np.concatenate(x) for x in zip(found, more)))
-        shares_key = np.concatenate([shares_key, np.zeros(len(more.i), bool)])
-    via = np.full(len(found.i), -1, np.int64)
-    weak = np.flatnonzero(found.evidence == 0)
-    if rule.corroborate and len(weak):
-        via[weak] = _links((ki, kj, ke), found.i[weak], found.j[weak], original, table.people)
+        extra = more(*through_a_third(edges.i, edges.j, around.original, *around.compared))
+        found = Confirmed(*(np.concatenate(x) for x in zip(found, extra)))
+        shares_key = np.concatenate([shares_key, np.zeros(len(extra.i), bool)])
+    via = _via(rule, found, edges, around)
     keep = (found.evidence > 0) | (via >= 0)
     maybe = ~keep & found.kept
     if focus is not None:
         near = focus[found.i] | focus[found.j] | centre[found.i] & centre[found.j]
         keep, maybe = keep & near, maybe & (focus[found.i] | focus[found.j])
-    i, j, jaccard = found.i[keep], found.j[keep], found.jaccard[keep]
-    order = np.lexsort((j, i))
-    return Decided((i[order].astype(np.int64), j[order].astype(np.int64), distances(rule, jaccard[order])),
-                   original, found.evidence[keep][order], shares_key[keep][order], via[keep][order], centre,
+    order = np.lexsort((found.j[keep], found.i[keep]))
+    return Decided(_sorted(found.i[keep], found.j[keep], distances(rule, found.jaccard[keep])), around.original,
+                   found.evidence[keep][order], shares_key[keep][order], via[keep][order], centre,
                    _sorted(found.i[maybe], found.j[maybe], distances(rule, found.jaccard[maybe])))
 
 
+def _take(found: Confirmed, at: np.ndarray) -> Confirmed:
+    """The confirmed pairs at these positions (or where a mask holds)."""
+    return Confirmed(*(x[at] for x in found))
+
+
+def _via(rule: ShingleScheme, found: Confirmed, edges: Confirmed, around: Around) -> np.ndarray:
+    """For each confirmed pair, the third row linking it when it carries no evidence of its
+    own (through two `edges`: pairs sharing a key with evidence of their own), else -1."""
+    via = np.full(len(found.i), -1, np.int64)
+    weak = np.flatnonzero(found.evidence == 0)
+    if rule.corroborate and len(weak):
+        via[weak] = _links((edges.i, edges.j, edges.evidence), found.i[weak], found.j[weak], around.original,
+                           around.people)
+    return via
+
+
 def _sorted(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> Pairs:
+    """Pairs (positions) in (i, j) order."""
     order = np.lexsort((j, i))
     return i[order].astype(np.int64), j[order].astype(np.int64), d[order]
 
@@ -200,7 +239,7 @@ def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarra
     keep = (jaccard >= rule.threshold) | ((smaller >= rule.min_shingles) & (contained >= rule.containment))
     i, j, jaccard = i[keep], j[keep], jaccard[keep]
     people = table.people
-    same = np.any((people[i] == people[j]) & (people[i] != 0), axis=1)
+    same = same_submitter(people[i], people[j])
     filed_i, filed_j = table.filed[i].astype(np.int64), table.filed[j].astype(np.int64)
     written = as_written(rule, *overlap_pairs(table.verbatim, i, j, threads)) & (
         (table.identity[i] == table.identity[j]) | near_in_time(rule, filed_i, filed_j))
@@ -319,7 +358,7 @@ def linking(near: Mapping[Any, Mapping[Any, int]], a: Any, b: Any, text: Mapping
     for x, y in ((a, b), (b, a)):
         for c, e in near.get(x, {}).items():
             if c != y and text.get(y) is not None and text.get(c) == text[y] and (
-                    e & SUBMITTER or e & WRITTEN and bool(np.any((people[c] == people[y]) & (people[c] != 0)))):
+                    e & SUBMITTER or e & WRITTEN and same_submitter(people[c], people[y])):
                 return c
     return None
 

@@ -471,9 +471,11 @@ def filed_day(value: Any) -> int:
     return 0
 
 
-def same_submitter(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two rows agree on a submitter field that neither left blank."""
-    return bool(np.any((a == b) & (a != 0)))
+def same_submitter(a: np.ndarray, b: np.ndarray) -> Any:
+    """Whether two rows agree on a submitter field that neither left blank (`Sketch.people`):
+    a bool for two rows, an array of them row by row for two matrices of rows."""
+    same = np.any((a == b) & (a != 0), axis=-1)
+    return bool(same) if np.ndim(same) == 0 else same
 
 
 def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -157,24 +157,36 @@ def _recheck(index: Incremental, matches: Matches, found: dict[tuple, Any], prob
              confirmed: frozenset) -> int:
     """Check each pair with a row outside the batch against what that row is now: another
     worker may have changed or removed it after the lookup, and cleared its matches
-    before this transaction wrote the pair. Returns the pairs kept. A pair a reviewer
-    confirmed stands while both rows are as decided (the lookup read their verdict)."""
+    before this transaction wrote the pair. Returns the pairs kept. A pair is kept as the
+    decision keeps it: similar texts with evidence of their own, or, without, linked by a
+    third row (`_linked_now`). A pair a reviewer confirmed stands while both rows are as
+    decided (the lookup read their verdict)."""
     now = {**index.current({r for pair in found for r in pair if r not in probes}), **probes}
     checked = [(a, b, distance) for (a, b), distance in found.items()
                if not (a in probes and b in probes or (a, b) in confirmed)]
     both = [(a, b) for a, b, _ in checked if a in now and b in now]
-    # the text alone: a pair linked through a third row has no evidence of its own
     related = dict(zip(both, index.scheme.relate_many([(now[a], now[b]) for a, b in both])))
+    linked = _linked_now(index, [pair for pair, (d, evidence) in related.items() if d is not None and not evidence],
+                         now)
     stale, moved = [], []
     for a, b, distance in checked:
-        d = related[a, b][0] if (a, b) in related else None
-        if d is None:
+        d, evidence = related.get((a, b), (None, 0))
+        if d is None or not evidence and _ordered((a, b)) not in linked:
             stale.append((a, b))
         elif d != distance:
             moved.append((a, b, d))
     matches.forget_pairs(stale)
     matches.write(moved)
     return len(found) - len(stale)
+
+
+def _linked_now(index: Incremental, weak: list[tuple], now: Mapping[Any, Any]) -> set[tuple]:
+    """The pairs among `weak` (similar texts without evidence of their own) that the
+    decision, over these rows as they are `now` and the rows around them, still makes."""
+    if not weak:
+        return set()
+    looked = index.decide({row: now[row] for pair in weak for row in pair})
+    return {_ordered(pair) for pair in looked.pairs} & {_ordered(pair) for pair in weak}
 
 
 def _linked_through(index: Incremental, matches: Matches, rows: Sequence, near_stored: Near) -> set[tuple]:

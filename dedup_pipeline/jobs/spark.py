@@ -1,6 +1,8 @@
 """集中处理 on Spark (`dedup-pipeline batch --engine spark`): batch.py's job on a cluster, its
-stages (stages.py) run in the executors and at the driver, the same scheme code deciding the
-pairs; the same pairs and groups (tested on the quality set). This module partitions and routes.
+stages (stages.py) run in the executors and at the driver, the core's own decision deciding
+the pairs (decision.confirm in the executors, decision.settle at the driver); the same pairs,
+groups and review queue (tested on the quality set and on random tables). This module
+partitions and routes.
 
 The table is cut into P ranges of ids, and partition p of every stage below is range p:
 each exchange is keyed by a partition number, so data already in place (the sketches,
@@ -14,17 +16,16 @@ persisted after the read) is joined by a co-partitioned union and never shuffled
    sharing a key (shingles.candidates), never two of one text: n copies cost n, as in the
    local batch; each candidate goes to its second row's partition.
 3. confirm: there the second rows' sketches are taken, once per destination whatever the
-   number of pairs, to the first row's partition, where ShingleScheme.confirm decides all
+   number of pairs, to the first row's partition, where decision.confirm decides all
    its candidates at once, as the local batch does.
-4. corroborate: a pair with similar text and no evidence goes to its first row's partition,
-   where it picks up that row's confirmed pairs, then to its second row's, where that row's
-   are: decision.linking decides it there, seeing every edge it needs, and a
-   copy of either row links it as the local batch's copies do (each row's text and
-   submitters travel with its pairs).
-5. driver: the rows whose text another row has (by a shuffle of the texts' identities) and
-   the pairs (about 0.3 a row) are collected; copies are linked to the first of their
-   text (pairs.Similar), grouped, and made live as the local batch does (stages.groups_of,
-   go_live, replay).
+4. driver: every confirmed pair (its similarity, evidence, and whether its texts keep each
+   other's particulars, with its rows' submitters) and the rows whose text
+   another row has (by a shuffle of the texts' identities) are collected, and
+   decision.settle, the local batch's own, makes of them the pairs, the copies (linked to
+   the first of their text), the pairs linked through a third row and the possible pairs
+   for the review queue; the few pairs of rows both paired with a third row are confirmed
+   there, their rows' sketches fetched from the executors. The pairs are grouped and made
+   live with the queue as the local batch does (stages.groups_of, go_live, replay).
 
 No Spark import at module level: the CLI imports this to check that Spark can run.
 """
@@ -41,7 +42,7 @@ import time
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 import sqlalchemy as sa
@@ -49,9 +50,9 @@ from sqlalchemy.engine import make_url
 
 from ..config import Config
 from ..errors import DedupError
-from ..core.decision import confirm, distances, linking, neighbours, through_a_third
+from ..core.decision import Around, Confirmed, Decided, confirm, settle
 from ..core.schemes import Shingles, scheme_of, shingle_scheme
-from ..core.pairs import Similar, originals
+from ..core.pairs import originals
 from ..core.shingles import Sets, SketchTable, candidates
 from ..sql.source import SqlSource
 from ..store.index import MongoStore, Store, buckets, bucket_bits, connect_store
@@ -86,6 +87,7 @@ class SparkResult:
     dedup_match: int | None = None
     copies: int = 0  # rows with the text of an earlier row, linked to it rather than to each other
     rerun: bool = False  # Spark reads and decides every row
+    queue: int | None = None  # items left for a reviewer in dedup_possible (None: the table is not there)
 
     @property
     def rows_with_similar(self) -> int:
@@ -261,27 +263,18 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
     seconds["confirm"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    kept = [_values(judged, Judged).map(_proven)]
-    if shingle_scheme(job.config).corroborate:
-        ends = judged.flatMap(partial(_ends, job)).partitionBy(*by_part()).persist(keep)
-        weak = judged.union(ends).mapPartitions(partial(_weak_with_ends, job)).partitionBy(*by_part())
-        kept.append(weak.union(ends).mapPartitions(_linked))
-    parts = sc.union(kept).collect()
     texts = _texts(job, read)
-    if shingle_scheme(job.config).corroborate:
-        compared = _values(judged, Judged).map(lambda j: Candidates(j.a, j.b)).collect()
-        parts.append(_through_a_third(job, read, _values(judged, Judged).map(_edges).collect(), compared, texts))
-    a, b, d = _collect_pairs(parts)
-    seconds["corroborate+collect"] = time.perf_counter() - start
+    confirmed = _gathered(_values(judged, Judged).collect())
+    nodes = np.union1d(np.union1d(confirmed.a, confirmed.b), texts.ids)
+    decided = _settled(job, read, nodes, confirmed, texts)
+    seconds["settle"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    nodes = np.union1d(np.union1d(a, b), texts.ids)
-    similar = Similar.of_every_pair((np.searchsorted(nodes, a), np.searchsorted(nodes, b), d),
-                                    _identity_of(nodes, texts))
+    similar = decided.similar
     ia, ib, d = similar.linked()
     a, b = nodes[ia], nodes[ib]
     pairs = Found(sum(f.rows for f in filed), nodes.tolist(), (ia, ib, d), groups_of(nodes.tolist(), (ia, ib, d)),
-                  possible=None)  # the queue is the local batch's: Spark lists no possible pairs
+                  decided.possible)
     seconds["groups"] = time.perf_counter() - start
     result = SparkResult(pairs.rows, (a, b, d), pairs.groups, seconds, job.run, job.partitions,
                          sum(f.added for f in filed), sum(f.changed for f in filed),
@@ -295,7 +288,7 @@ def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable
 def _texts(job: Job, read: Any) -> Texts:
     """Every row whose text another row has too (ids ascending), with its identity: copies
     are stored linked to the first of them, as the local batch stores them, and are third
-    rows of their text's partners (_through_a_third)."""
+    rows of their text's partners (decision.through_a_third)."""
     found = read.flatMap(partial(_route_texts, job)).partitionBy(*_spread(job.partitions)).mapPartitions(
         _shared).collect()
     ids = np.concatenate([t.ids for t in found] or [np.zeros(0, np.int64)])
@@ -318,6 +311,7 @@ def _store(job: Job, store: MongoStore, result: SparkResult, found: Found, read:
 
     live = go_live(job.config, store, job.run, found, job.bits, gone, since, filed)
     result.dedup_match, result.removed, result.groups = live.dedup_match, live.removed, live.found.groups
+    result.queue = live.queue
     ids, (i, j, d) = np.asarray(live.found.ids), live.found.pairs
     result.pairs = (ids[i], ids[j], d)  # as reviewers decided them
     result.seconds["store"] = time.perf_counter() - start
@@ -448,68 +442,20 @@ class Shipped(NamedTuple):
     table: SketchTable
 
 
-class Who(NamedTuple):
-    """What a row is to corroboration besides its pairs: its text (Sketch.identity; rows of
-    one text are copies, never listed as pairs of each other) and its submitters."""
-
-    identity: np.ndarray
-    people: np.ndarray  # one row of submitter hashes per row
-
-    @classmethod
-    def of(cls, table: SketchTable, rows: np.ndarray) -> Who:
-        return cls(table.identity[rows], table.people[rows])
-
-    @classmethod
-    def joined(cls, parts: list[Who]) -> Who:
-        width = max((w.people.shape[1] for w in parts), default=0)
-        return cls(np.concatenate([w.identity for w in parts] or [np.zeros(0, np.uint64)]),
-                   np.concatenate([np.pad(w.people, ((0, 0), (0, width - w.people.shape[1]))) for w in parts]
-                                  or [np.zeros((0, 0), np.uint64)]))
-
-    def take(self, at: np.ndarray) -> Who:
-        return Who(self.identity[at], self.people[at])
-
-    def by_row(self, rows: np.ndarray) -> dict[int, tuple[int, np.ndarray]]:
-        """{row: (identity, people)} of these rows, one Who each."""
-        return dict(zip(rows.tolist(), zip(self.identity.tolist(), self.people)))
-
-
 class Judged(NamedTuple):
-    """Candidates whose texts are similar: distance, and evidence (0: linked or nothing)."""
+    """Candidates whose texts are similar (row ids, a < b), as decision.Confirmed has them,
+    with their rows' submitters."""
 
     a: np.ndarray
     b: np.ndarray
-    distance: np.ndarray
+    jaccard: np.ndarray
     evidence: np.ndarray
-    who_a: Who
-    who_b: Who
+    kept: np.ndarray  # whether the texts keep each other's particulars (for possible pairs)
+    people_a: np.ndarray
+    people_b: np.ndarray
 
-    def kept(self, keep: np.ndarray) -> Judged:
-        return Judged(self.a[keep], self.b[keep], self.distance[keep], self.evidence[keep], self.who_a.take(keep),
-                      self.who_b.take(keep))
-
-
-class Ends(NamedTuple):
-    """Pairs with evidence, seen from one of their rows (`node`), with the other's Who."""
-
-    node: np.ndarray
-    other: np.ndarray
-    evidence: np.ndarray
-    who: Who
-
-    def take(self, at: np.ndarray) -> Ends:
-        return Ends(self.node[at], self.other[at], self.evidence[at], self.who.take(at))
-
-
-class Weak(NamedTuple):
-    """Pairs without evidence, with the confirmed pairs of their rows a, and both rows' Who."""
-
-    a: np.ndarray
-    b: np.ndarray
-    distance: np.ndarray
-    ends: Ends
-    who_a: Who
-    who_b: Who
+    def take(self, at: np.ndarray) -> Judged:
+        return Judged(*(x[at] for x in self))
 
 
 class Texts(NamedTuple):
@@ -517,12 +463,6 @@ class Texts(NamedTuple):
 
     ids: np.ndarray
     identity: np.ndarray
-
-
-class Final(NamedTuple):
-    a: np.ndarray
-    b: np.ndarray
-    distance: np.ndarray
 
 
 # ------------------------------------------------------------------ the tasks
@@ -654,61 +594,50 @@ def _confirm(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, 
     ids, table = np.concatenate([local.ids] + [s.b_ids for s in shipped]), _concat(tables)
     scheme = shingle_scheme(job.config)
     confirmed = confirm(scheme, table, np.concatenate(i), np.concatenate(j))
-    yield p, Judged(ids[confirmed.i], ids[confirmed.j], distances(scheme, confirmed.jaccard), confirmed.evidence,
-                    Who.of(table, confirmed.i), Who.of(table, confirmed.j))
+    yield p, Judged(ids[confirmed.i], ids[confirmed.j], confirmed.jaccard, confirmed.evidence, confirmed.kept,
+                    table.people[confirmed.i], table.people[confirmed.j])
 
 
-def _proven(judged: Judged) -> Final:
-    keep = judged.evidence > 0
-    return Final(judged.a[keep], judged.b[keep], judged.distance[keep])
+def _gathered(parts: list[Judged]) -> Judged:
+    """The confirmed pairs of every partition, in (a, b) order."""
+    if not parts:
+        none = np.zeros(0, np.int64)
+        return Judged(none, none, np.zeros(0), none, np.zeros(0, bool), *(np.zeros((0, 0), np.uint64),) * 2)
+    width = max(p.people_a.shape[1] for p in parts)
+    joined = Judged(*(np.concatenate(column) for column in zip(*(p[:5] for p in parts))),
+                    _padded([p.people_a for p in parts], width), _padded([p.people_b for p in parts], width))
+    return joined.take(np.lexsort((joined.b, joined.a)))
 
 
-def _edges(judged: Judged) -> Ends:
-    """The pairs with evidence, seen from each of their rows."""
-    with_evidence = judged.kept(judged.evidence > 0)
-    a, b, evidence = with_evidence.a, with_evidence.b, with_evidence.evidence
-    return Ends(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([evidence, evidence]),
-                Who.joined([with_evidence.who_b, with_evidence.who_a]))
+def _padded(people: list[np.ndarray], width: int) -> np.ndarray:
+    """Submitter matrices one after another, as wide as the widest."""
+    return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in people])
 
 
-def _through_a_third(job: Job, read: Any, parts: list[Ends], compared: list[Candidates], texts: Texts) -> Final:
-    """The pairs of rows both paired with a third by a key and evidence (`parts`), or with
-    a copy of it (every row whose text another has: `texts`), and not compared already (the
-    pairs judged, `compared`), decided at the driver as the local batch decides them
-    (decision.through_a_third): few, and their rows' sketches fetched from the executors."""
-    edges = _joined(parts)
-    near_a = np.concatenate([c.a for c in compared] or [np.zeros(0, np.int64)])
-    near_b = np.concatenate([c.b for c in compared] or [np.zeros(0, np.int64)])
-    nodes = np.union1d(np.union1d(near_a, near_b), texts.ids)
-    once = edges.node < edges.other
-    i, j = np.searchsorted(nodes, edges.node[once]), np.searchsorted(nodes, edges.other[once])
-    near = np.searchsorted(nodes, near_a), np.searchsorted(nodes, near_b)
-    a, b = through_a_third(i, j, originals(_identity_of(nodes, texts)), *near)
-    if not len(a):
-        return Final(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
-    wanted = read.context.broadcast(nodes[np.union1d(a, b)])
+def _settled(job: Job, read: Any, nodes: np.ndarray, judged: Judged, texts: Texts) -> Decided:
+    """decision.settle at the driver over every confirmed pair (positions in `nodes`, ids
+    ascending) and the rows whose text another has; the pairs through a third row are
+    confirmed here (`_confirm_at_driver`)."""
+    i, j = np.searchsorted(nodes, judged.a), np.searchsorted(nodes, judged.b)
+    people = np.zeros((len(nodes), judged.people_a.shape[1]), np.uint64)
+    people[i], people[j] = judged.people_a, judged.people_b
+    around = Around(originals(_identity_of(nodes, texts)), people, (i, j))
+    found = Confirmed(i, j, judged.jaccard, judged.evidence, judged.kept)
+    return settle(shingle_scheme(job.config), found, around, partial(_confirm_at_driver, job, read, nodes))
+
+
+def _confirm_at_driver(job: Job, read: Any, nodes: np.ndarray, i: np.ndarray, j: np.ndarray) -> Confirmed:
+    """decision.confirm of pairs (i, j) of `nodes` that share no key (few: those through a
+    third row), their rows' sketches fetched from the executors; positions in `nodes`."""
+    if not len(i):
+        return Confirmed(i, j, np.zeros(0), np.zeros(0, np.int64), np.zeros(0, bool))
+    wanted = read.context.broadcast(nodes[np.union1d(i, j)])
     chunks = _values(read, Sketched).map(lambda s: _chunk_of(s, wanted.value)).collect()
     ids = np.concatenate([c.ids for c in chunks])
     order = np.argsort(ids)
-    table = _take(_concat([c.table for c in chunks]), order)
-    ids = ids[order]
-    scheme = shingle_scheme(job.config)
-    confirmed = confirm(scheme, table, np.searchsorted(ids, nodes[a]), np.searchsorted(ids, nodes[b]))
-    x, y = ids[confirmed.i], ids[confirmed.j]
-    weak = np.flatnonzero(confirmed.evidence == 0)
-    keep = confirmed.evidence > 0
-    keep[weak] = _corroborated(x[weak], y[weak], edges, Who(table.identity, table.people).by_row(ids))
-    return Final(x[keep], y[keep], distances(scheme, confirmed.jaccard)[keep])
-
-
-def _corroborated(a: np.ndarray, b: np.ndarray, ends: Ends, who: Mapping[int, tuple[int, np.ndarray]]) -> np.ndarray:
-    """Which weak pairs (a[n], b[n]) a third row links (decision.linking, as the local batch
-    decides), seeing the confirmed pairs of their rows (`ends`) and each row's Who."""
-    near = neighbours({(x, y): e for x, y, e in zip(ends.node.tolist(), ends.other.tolist(), ends.evidence.tolist())})
-    known = {**ends.who.by_row(ends.other), **who}
-    text = {row: identity for row, (identity, _) in known.items() if identity}
-    people = {row: p for row, (_, p) in known.items()}
-    return np.array([linking(near, x, y, text, people) is not None for x, y in zip(a.tolist(), b.tolist())], bool)
+    table, ids = _take(_concat([c.table for c in chunks]), order), ids[order]
+    found = confirm(shingle_scheme(job.config), table, np.searchsorted(ids, nodes[i]), np.searchsorted(ids, nodes[j]))
+    return found._replace(i=np.searchsorted(nodes, ids[found.i]), j=np.searchsorted(nodes, ids[found.j]))
 
 
 def _identity_of(nodes: np.ndarray, texts: Texts) -> np.ndarray:
@@ -746,32 +675,6 @@ def _chunk_of(chunk: Sketched, wanted: np.ndarray) -> _Local:
     return _Local(chunk.ids[at], _take(chunk.table, at))
 
 
-def _ends(job: Job, item: tuple[int, Any]) -> Iterator[tuple[int, Ends]]:
-    """Each pair with evidence, to the partitions of both its rows."""
-    if not isinstance(item[1], Judged):
-        return
-    ends = _edges(item[1])
-    owner = job.range_of(ends.node)
-    for q in np.unique(owner).tolist():
-        yield q, ends.take(owner == q)
-
-
-def _weak_with_ends(job: Job, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Weak]]:
-    """Each pair without evidence, with its row a's confirmed pairs, to row b's partition."""
-    judged, ends = _of_kinds(items, Judged, Ends)
-    if not judged:
-        return
-    at_node = _joined(ends)
-    weak = [w.kept(w.evidence == 0) for w in judged]
-    a, b = np.concatenate([w.a for w in weak]), np.concatenate([w.b for w in weak])
-    distance = np.concatenate([w.distance for w in weak])
-    who_a, who_b = Who.joined([w.who_a for w in weak]), Who.joined([w.who_b for w in weak])
-    owner = job.range_of(b)
-    for q in np.unique(owner).tolist():
-        at = owner == q
-        yield q, Weak(a[at], b[at], distance[at], _around(at_node, np.unique(a[at])), who_a.take(at), who_b.take(at))
-
-
 def _of_kinds(items: Iterable[tuple[int, Any]], *kinds: type) -> tuple[list, ...]:
     """A partition's items, a list of each kind."""
     found: tuple[list, ...] = tuple([] for _ in kinds)
@@ -780,32 +683,6 @@ def _of_kinds(items: Iterable[tuple[int, Any]], *kinds: type) -> tuple[list, ...
             if isinstance(item, kind):
                 out.append(item)
     return found
-
-
-def _linked(items: Iterable[tuple[int, Any]]) -> Iterator[Final]:
-    """The weak pairs that a third row links (decision.linking), seeing the
-    confirmed pairs of both their rows."""
-    weak, ends = _of_kinds(items, Weak, Ends)
-    if not weak:
-        return
-    a = np.concatenate([w.a for w in weak])
-    b = np.concatenate([w.b for w in weak])
-    distance = np.concatenate([w.distance for w in weak])
-    seen = _joined([_around(_joined(ends), np.unique(b))] + [w.ends for w in weak])
-    who = {**Who.joined([w.who_a for w in weak]).by_row(a), **Who.joined([w.who_b for w in weak]).by_row(b)}
-    keep = _corroborated(a, b, seen, who)
-    yield Final(a[keep], b[keep], distance[keep])
-
-
-def _collect_pairs(parts: list[Final]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair once, ordered by (a, b) as the local batch orders them."""
-    a = np.concatenate([f.a for f in parts] or [np.zeros(0, np.int64)]).astype(np.int64)
-    b = np.concatenate([f.b for f in parts] or [np.zeros(0, np.int64)]).astype(np.int64)
-    d = np.concatenate([f.distance for f in parts] or [np.zeros(0)]).astype(float)
-    order = np.lexsort((b, a))
-    a, b, d = a[order], b[order], d[order]
-    once = np.concatenate(([True], (a[1:] != a[:-1]) | (b[1:] != b[:-1])))  # a pair linked twice
-    return a[once], b[once], d[once]
 
 
 # ------------------------------------------------------------------ sketch tables
@@ -845,17 +722,3 @@ def _take(table: SketchTable, rows: np.ndarray) -> SketchTable:
     return SketchTable(table.shingles.take(rows), table.verbatim.take(rows), table.people[rows],
                        Sets(np.zeros(0, np.uint64), np.zeros(len(rows) + 1, np.int64)), table.identity[rows],
                        table.text.take(rows), table.filed[rows])
-
-
-def _joined(ends: list[Ends]) -> Ends:
-    """Ends together, ordered by node."""
-    node = np.concatenate([e.node for e in ends] or [np.zeros(0, np.int64)])
-    joined = Ends(node, np.concatenate([e.other for e in ends] or [np.zeros(0, np.int64)]),
-                  np.concatenate([e.evidence for e in ends] or [np.zeros(0, np.int64)]),
-                  Who.joined([e.who for e in ends]))
-    return joined.take(np.argsort(node, kind="stable"))
-
-
-def _around(ends: Ends, nodes: np.ndarray) -> Ends:
-    """The ends (ordered by node) at these nodes."""
-    return ends.take(np.isin(ends.node, nodes))
