@@ -10,7 +10,7 @@ from cityhash import CityHash64
 from hypothesis import given, settings, strategies as st
 
 from dedup_pipeline.core.features import Field
-from dedup_pipeline.core.shingles import (ShingleScheme, code_points, fold_numbers, shingle_sets, _distinct)
+from dedup_pipeline.core.shingles import (REFILED, ShingleScheme, code_points, fold_numbers, shingle_sets, _distinct)
 from dedup_pipeline.core.text import normalize
 
 M, MASK = 0x9E3779B97F4A7C15, 2**64 - 1
@@ -42,12 +42,13 @@ def bands_of(shingles: list[int], scheme: ShingleScheme) -> list[int]:
     """One set's band keys, by the definition: each band's minima of multiply-add hashes mixed in turn."""
     if not shingles:
         return []
-    n = scheme.bands * scheme.rows_per_band
+    bands = scheme.bands + (scheme.short_bands if len(shingles) < scheme.short else 0)  # a short set: more
+    n = bands * scheme.rows_per_band
     times = [mix((k * M) & MASK) | 1 for k in range(1, n + 1)]
     plus = [mix((~k & MASK) * M & MASK) for k in range(1, n + 1)]
     minima = [min((x * t + p) & MASK for x in shingles) for t, p in zip(times, plus)]
     keys = []
-    for band in range(scheme.bands):
+    for band in range(bands):
         key = (band * M) & MASK
         for column in range(scheme.rows_per_band):
             key = mix(key ^ minima[band * scheme.rows_per_band + column])
@@ -56,9 +57,14 @@ def bands_of(shingles: list[int], scheme: ShingleScheme) -> list[int]:
 
 
 def keys_of(text: str, people: list[int], scheme: ShingleScheme) -> list[int]:
-    """One text's keys, by the definition: its smallest own shingles with each submitter, and its bands."""
-    own = shingles_of(re.sub(r"\d+", "0", text), scheme.key_size)[:scheme.keys]
-    mixed = [mix(x ^ p) >> 2 for p in people if p for x in own]
+    """One text's keys, by the definition: its smallest own shingles with each submitter, its
+    bands, and for a text of few own shingles its smallest with its opening."""
+    own = shingles_of(re.sub(r"\d+", "0", text), scheme.key_size)
+    mixed = [mix(x ^ p) >> 2 for p in people if p for x in own[:scheme.keys]]
+    if 0 < len(own) < scheme.tiny:
+        refiled = REFILED.match(text)
+        opening = CityHash64(re.sub(r"\d+", "0", text[refiled.end() if refiled else 0:])[:scheme.opening]) | 1
+        mixed += [mix(x ^ opening) >> 2 for x in own[:scheme.tiny_keys]]
     return sorted(set(mixed + bands_of(shingles_of(text, scheme.size), scheme)))
 
 

@@ -271,8 +271,9 @@ def _sketch_lines(entry: dict[str, Any]) -> list[str]:
     if entry.get("filed"):
         lines.append(f"  filed: {entry['filed']['day'] or 'unknown (not a date)'} ({entry['filed']['field']})")
     if "keys_from" in entry:
-        lines.append(f"  keys from MinHash bands of the text as written: {entry['keys_from']['bands']}; from its "
-                     f"smallest shingles with each submitter's value: {entry['keys_from']['submitter']}")
+        lines.append(f"  keys from the text alone (its MinHash bands; a short text's opening too): "
+                     f"{entry['keys_from']['bands']}; from its smallest shingles with each submitter's value: "
+                     f"{entry['keys_from']['submitter']}")
         lines.append(f"  text compared: {_clip(entry['text'])}")
     return lines
 

@@ -144,7 +144,7 @@ class Shingles:
     def __init__(self, config: Config):
         self.shingles, self.fields = shingle_scheme(config), config.fields
         self.links = self.shingles.corroborate
-        self.settings = f"({config.scheme.stored()}, {config.fields!r})"
+        self.settings = f"({config.scheme.stored()}, {config.fields!r}{_short_texts(self.shingles)})"
 
     def probes(self, rows: Sequence[Mapping[str, Any]]) -> list[Sketch]:
         return self.shingles.sketch_many(rows, self.fields)
@@ -194,6 +194,16 @@ class Shingles:
 
     def pairs(self, probes: Sequence[Sketch] | SketchTable) -> Pairs:
         return self.similar(probes).every_pair()
+
+
+def _short_texts(rule: ShingleScheme) -> str:
+    """The settings of short texts' keys, which `[scheme]` does not set, for the settings
+    text: they decide a row's keys as the others do ("" when there are none, the text of a
+    store built before them)."""
+    if not (rule.short_bands or rule.tiny_keys):
+        return ""
+    return (f", ShortTexts(short={rule.short}, short_bands={rule.short_bands}, tiny={rule.tiny}, "
+            f"tiny_keys={rule.tiny_keys}, opening={rule.opening})")
 
 
 def _table(probes: Sequence[Sketch] | SketchTable) -> SketchTable:

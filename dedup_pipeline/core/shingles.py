@@ -14,6 +14,18 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   another person's copies (a sentence added or removed and a slip or two: Jaccard
   0.6–0.9): a pair shares a band with probability 1.0 at Jaccard 0.92, 1.0 at 0.85,
   0.99 at 0.72, 0.86 at 0.6, 0.6 at 0.5, 0.11 at 0.3.
+- short texts, where a sentence added or dropped is a large share of the text, so that its
+  copies lie at Jaccard 0.4–0.7 though one text lies inside the other: a set of fewer than
+  `short` shingles gets `short_bands` more bands (those a scheme of more bands makes next:
+  0.98 at 0.6); and a text of fewer than `tiny` 3-character shingles (about 65 characters,
+  a sentence or two) is filed under its `tiny_keys` smallest, each combined with its
+  opening (`opening` characters, numbers folded, after a prefix saying it is filed again,
+  `REFILED`). A short text filed again with a sentence added lies inside the new one and
+  keeps its opening, and the smallest shingle of the longer lies in the shorter with
+  probability |A| / |B| = J: a pair is missed about (1 − J)^tiny_keys of the time (0.03 at
+  J 0.36). The opening keeps short texts that only share common shingles apart (without it,
+  83% more candidates on testing/heldback.py; an opening of 4 characters, 5 times the
+  candidates of benchmarks/scale.py's table).
 - two rows that share no key but are both paired with a third row, each by a key and
   evidence of its own (`corroborate`): two re-submissions of one petition, each like it,
   may be less like each other than either is like it (a sentence added to one and removed
@@ -21,9 +33,10 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   pairs found (`through_a_third`).
 Candidates are confirmed exactly, so keys decide only what is looked at. Each key costs an
 entry in the store's buckets and a candidate to confirm, so there are few: 4 per submitter
-value and 14 bands of 4 (benchmarks/quality: fewer bands miss copies the confirmation
-accepts; bands of 3 rows let text that recurs across a million rows make 8 times the
-candidates, benchmarks/scale.py).
+value and 14 bands of 4, 20 for a short text and 8 opening keys for the shortest
+(benchmarks/quality: fewer bands miss copies the confirmation accepts; bands of 3 rows let
+text that recurs across a million rows make 8 times the candidates, benchmarks/scale.py;
+benchmarks/review_queue.py for the short texts' keys).
 
 Confirming (`decision.confirm`, measured in benchmarks/quality): numbers are folded to one digit, so a changed
 date or amount does not count; a pair is similar when Jaccard ≥ `threshold`, or the smaller
@@ -146,6 +159,13 @@ class ShingleScheme:
     min_shingles: int = 8  # containment needs this many shingles in the smaller text
     bands: int = 14
     rows_per_band: int = 4
+    # Short texts (the module says why): `short_bands` more bands for a text of fewer than
+    # `short` shingles; `tiny_keys` opening keys for one of fewer than `tiny` key shingles
+    short: int = 128
+    short_bands: int = 6
+    tiny: int = 64
+    tiny_keys: int = 8
+    opening: int = 6  # characters of a text's opening, after a prefix saying it is filed again
     corroborate: bool = True  # rows linked by a third row: compared, and corroborated (decision.py)
 
     def sketch(self, row: Mapping[str, Any], fields: Sequence[Field]) -> Sketch:
@@ -162,7 +182,8 @@ class ShingleScheme:
         text = code_points(written)
         folded = fold_numbers(text)
         verbatim = shingle_sets(text, self.size)
-        keys = self._keys(shingle_sets(folded, self.key_size), _matrix(people), self._bands(verbatim))
+        own = shingle_sets(folded, self.key_size)
+        keys = self._keys(own, _matrix(people), self._bands(verbatim), self._openings(written, own))
         return [Sketch(shingles, exact, p, filed_under, t, day) for shingles, exact, p, filed_under, t, day in zip(
                     shingle_sets(folded, self.size).rows(), verbatim.rows(), people, keys.rows(), written,
                     filed or [0] * len(written))]
@@ -189,32 +210,65 @@ class ShingleScheme:
                             for v, t in zip(column, normalize_many([v or "" for v in column]))]
         return people
 
-    def _keys(self, own: Sets, people: np.ndarray, bands: np.ndarray) -> Sets:
+    def _keys(self, own: Sets, people: np.ndarray, bands: np.ndarray, openings: np.ndarray) -> Sets:
         """Each row's keys, sorted and distinct: its `keys` smallest own shingles mixed with
-        each submitter value it has, and its bands (`_NONE`: a blank set's). A row of keys
-        per sketch, sorted as a matrix."""
-        first = np.minimum(own.sizes(), self.keys)
-        picked = np.arange(self.keys) < first[:, None]
-        smallest = np.zeros(picked.shape, np.uint64)
-        smallest[picked] = own.values[_ranges(own.starts[:-1], first)]
+        each submitter value it has, its bands (`_NONE`: a blank set's) and, for a text of
+        fewer than `tiny` own shingles, its `tiny_keys` smallest mixed with its opening
+        (`openings`, 0: none). A row of keys per sketch, sorted as a matrix."""
+        picked, smallest = self._smallest(own, self.keys)
         mixed = [np.where(picked & (p[:, None] != 0), _mix(smallest ^ p[:, None]) >> np.uint64(2), _NONE)
                  for p in people.T]
-        keys = np.concatenate(mixed + [bands], axis=1)
+        picked, smallest = self._smallest(own, self.tiny_keys)
+        opened = np.where(picked & (openings != 0)[:, None], _mix(smallest ^ openings[:, None]) >> np.uint64(2), _NONE)
+        keys = np.concatenate(mixed + [opened, bands], axis=1)
         keys.sort(axis=1)
         kept = keys != _NONE
         kept[:, 1:] &= keys[:, 1:] != keys[:, :-1]
         return Sets(keys[kept], np.concatenate(([0], np.cumsum(kept.sum(axis=1)))).astype(np.int64))
 
+    @staticmethod
+    def _smallest(own: Sets, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each set's `count` smallest values as a row of a matrix, and where it has them."""
+        picked = np.arange(count) < np.minimum(own.sizes(), count)[:, None]
+        smallest = np.zeros(picked.shape, np.uint64)
+        smallest[picked] = own.values[_ranges(own.starts[:-1], picked.sum(axis=1))]
+        return picked, smallest
+
+    def _openings(self, written: Sequence[str], own: Sets) -> np.ndarray:
+        """A hash of the opening of each text of fewer than `tiny` own shingles (`opening`
+        characters, numbers folded, after a prefix saying it is filed again: `REFILED`),
+        never 0; 0 for the others and for a blank one."""
+        out = np.zeros(len(written), np.uint64)
+        sizes = own.sizes()
+        for n in np.flatnonzero((sizes > 0) & (sizes < self.tiny)).tolist():
+            text = written[n]
+            refiled = REFILED.match(text)
+            out[n] = CityHash64(_DIGITS.sub("0", text[refiled.end() if refiled else 0:])[:self.opening]) | 1
+        return out
+
     def _bands(self, sets: Sets) -> np.ndarray:
+        """`_bands_of` every set, then `short_bands` more bands (the bands a scheme of more
+        bands would make next) for each set of fewer than `short` shingles, `_NONE` for the
+        others."""
+        out = self._bands_of(sets, 0, self.bands)
+        small = np.flatnonzero(sets.sizes() < self.short)
+        if not self.short_bands or not len(small):
+            return out
+        more = np.full((len(out), self.short_bands), _NONE)
+        more[small] = self._bands_of(sets.take(small), self.bands, self.short_bands)
+        return np.concatenate([out, more], axis=1)
+
+    def _bands_of(self, sets: Sets, first: int, bands: int) -> np.ndarray:
         """One key per MinHash band of each set (a row of keys per set; `_NONE` for a blank
         one): the band's minima hashed together. One hash function at a time over every
         set: memory for the sets' values twice, whatever the number of bands."""
-        n = self.bands * self.rows_per_band
+        n = bands * self.rows_per_band
         # shingle hashes are random already: a multiply-add per hash orders them anew
         # (multiply-shift hashing), three times faster than mixing each
-        times = _mix(np.arange(1, n + 1, dtype=np.uint64) * _M) | np.uint64(1)
-        plus = _mix(~np.arange(1, n + 1, dtype=np.uint64) * _M)  # the first bands the same whatever their number
-        out = np.full((len(sets.starts) - 1, self.bands), _NONE)
+        numbers = np.arange(first * self.rows_per_band + 1, first * self.rows_per_band + n + 1, dtype=np.uint64)
+        times = _mix(numbers * _M) | np.uint64(1)
+        plus = _mix(~numbers * _M)  # the first bands the same whatever their number
+        out = np.full((len(sets.starts) - 1, bands), _NONE)
         filled = np.flatnonzero(sets.sizes())
         if not len(filled):
             return out
@@ -225,8 +279,8 @@ class ShingleScheme:
             np.multiply(values, times[k], out=hashed)
             hashed += plus[k]
             minima[k] = np.minimum.reduceat(hashed, sets.starts[filled])
-        minima = minima.reshape(self.bands, self.rows_per_band, len(filled))
-        key = np.repeat((np.arange(self.bands, dtype=np.uint64) * _M)[:, None], len(filled), axis=1)
+        minima = minima.reshape(bands, self.rows_per_band, len(filled))
+        key = np.repeat((np.arange(first, first + bands, dtype=np.uint64) * _M)[:, None], len(filled), axis=1)
         for column in range(self.rows_per_band):
             key = _mix(key ^ minima[:, column])
         out[filled] = (key >> np.uint64(2)).T
