@@ -1,5 +1,5 @@
 """The `dedup-pipeline` command: each command parses its options, loads the configuration,
-calls one library function (commands.py) and prints what it returns; library errors become
+calls one library function (commands.py, review.py) and prints what it returns; library errors become
 a clean message and exit code at the edge (with_config)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
-from . import __version__, commands, deploy as deployment
+from . import __version__, commands, deploy as deployment, review
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, DedupError, InputError
 
 if TYPE_CHECKING:
@@ -673,7 +673,7 @@ def decide(config: Config, first: str, second: str, same: bool, by: str, note: s
 
     Example: dedup-pipeline decide 1042 1187 --different --by 王芳 --note "不同诉求"
     """
-    _shown(_print_decided, commands.decide, config, first, second, same=same, by=by, note=note)
+    _shown(_print_decided, review.decide, config, first, second, same=same, by=by, note=note)
 
 
 def _print_decided(made: list) -> None:
@@ -693,7 +693,7 @@ def decisions(ctx: click.Context, config: Config, fmt: str, out: str) -> None:
     Example: dedup-pipeline decisions --format jsonl --out decisions.jsonl
     """
     if ctx.invoked_subcommand is None:
-        n = commands.decisions_export(config, out, fmt)
+        n = review.decisions_export(config, out, fmt)
         if out != "-":
             click.echo(f"{n:,} decisions written to {out}")
 
@@ -706,7 +706,7 @@ def decisions_import(config: Config, path: str) -> None:
 
     Example: dedup-pipeline decisions import decisions.jsonl
     """
-    click.echo(f"{commands.decisions_import(config, path):,} decisions imported from {path}")
+    click.echo(f"{review.decisions_import(config, path):,} decisions imported from {path}")
 
 
 # ---------------------------------------------------------------- the review console: serve, reviewer
@@ -761,7 +761,7 @@ def reviewer_add(config: Config, name: str, replace: bool, sees_phones: bool) ->
         password = sys.stdin.readline().rstrip("\r\n")
     _shown(lambda added: click.echo(f"reviewer {added.name!r} may sign in to the console"
                                     + (", phone numbers unmasked" if added.sees_phones else ""), err=True),
-           commands.reviewer_add, config, name, password, replace=replace, sees_phones=sees_phones)
+           review.reviewer_add, config, name, password, replace=replace, sees_phones=sees_phones)
 
 
 @reviewer.command("list")
@@ -778,7 +778,7 @@ def reviewer_list(config: Config) -> None:
         if not found:
             click.echo("no reviewer yet: `dedup-pipeline reviewer add NAME`", err=True)
 
-    _shown(show, commands.reviewer_list, config)
+    _shown(show, review.reviewer_list, config)
 
 
 @reviewer.command("disable")
@@ -791,7 +791,7 @@ def reviewer_disable(config: Config, name: str) -> None:
     Example: dedup-pipeline reviewer disable wang
     """
     _shown(lambda done: click.echo(f"reviewer {done.name!r} disabled; their sessions are over", err=True),
-           commands.reviewer_disable, config, name)
+           review.reviewer_disable, config, name)
 
 
 @reviewer.command("enable")
@@ -803,7 +803,7 @@ def reviewer_enable(config: Config, name: str) -> None:
     Example: dedup-pipeline reviewer enable wang
     """
     _shown(lambda done: click.echo(f"reviewer {done.name!r} may sign in again", err=True),
-           commands.reviewer_disable, config, name, disabled=False)
+           review.reviewer_disable, config, name, disabled=False)
 
 
 @reviewer.command("remove")
@@ -816,7 +816,7 @@ def reviewer_remove(config: Config, name: str) -> None:
     Example: dedup-pipeline reviewer remove wang
     """
     _shown(lambda removed: click.echo(f"reviewer {removed.name!r} removed; their sessions are over", err=True),
-           commands.reviewer_remove, config, name)
+           review.reviewer_remove, config, name)
 
 
 @main.command("access-log")
@@ -831,7 +831,7 @@ def access_log(config: Config, out: str, since: Any) -> None:
 
     Example: dedup-pipeline access-log --since 2025-03-01 --out access.csv
     """
-    n = commands.access_log_export(config, out, since)
+    n = review.access_log_export(config, out, since)
     if out != "-":
         click.echo(f"{n:,} rows viewed written to {out}", err=True)
 

@@ -12,7 +12,7 @@ from dataclasses import MISSING, fields
 
 import pytest
 
-from dedup_pipeline import commands
+from dedup_pipeline import commands, review
 from dedup_pipeline.config import _SECTIONS, parse_config
 from dedup_pipeline.store import shared
 from testing import docs
@@ -75,9 +75,10 @@ def test_the_readme_stays_short_and_starts_with_the_two_commands():
 
 def test_every_library_call_is_in_the_api_page():
     page = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
-    public = [name for name, f in vars(commands).items() if inspect.isfunction(f)
-              and f.__module__ == commands.__name__ and not name.startswith("_")]
-    assert [name for name in public if f"commands.{name}(" not in page] == []
+    for module, prefix in ((commands, "commands"), (review, "review")):
+        public = [name for name, f in vars(module).items() if inspect.isfunction(f)
+                  and f.__module__ == module.__name__ and not name.startswith("_")]
+        assert public and [name for name in public if f"{prefix}.{name}(" not in page] == []
 
 
 @pytest.mark.parametrize("page", docs.pages(), ids=lambda p: str(p.relative_to(ROOT)))

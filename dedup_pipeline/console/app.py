@@ -32,6 +32,7 @@ from ..errors import DedupError, InputError, UsageError
 from ..sql.decisions import Conflict
 from ..report.render import _text, _when, diff_segments  # the report's diff, and its display of values
 from . import found, guard, privacy, search
+from .found import item_url  # app.item_url, as before
 from .paging import paged
 from .desk import Desk, NoSuchRow, item_key
 from .labels import COLUMNS, LABELS, LANGS
@@ -126,13 +127,6 @@ def _console() -> Console:
     from flask import current_app
 
     return current_app.extensions["dedup"]
-
-
-def item_url(item: Any) -> str:
-    """The page of a queue item: its pair's, or its group's."""
-    if item.kind == "pair":
-        return url_for("pair", a=str(item.rows[0]), b=str(item.rows[1]))
-    return url_for("group", row=[str(r) for r in item.rows])
 
 
 def _routes(app: Flask) -> None:

@@ -1,7 +1,7 @@
 """What the console asks of the library: one object, `Desk`, over the configured source and
 store, so that the web layer never opens a database itself and a test can hand the app
 another desk. The queue, deciding, a pair's history and the figures are the library's own
-calls (`commands.queue`, `decide`, `decide_group`, `history`, `precision`).
+calls (`review.queue`, `decide`, `decide_group`, `history`, `precision`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from .. import commands
+from .. import review
 from ..config import Config
 from ..errors import InputError
 
@@ -75,9 +75,9 @@ class Desk:
         self.clock = clock
         self._lock = threading.Lock()
         self._queue: tuple[float, list] | None = None  # (when computed, the queue): `_recent`
-        self._found: tuple[float, Any] | None = None  # (when read, commands.found)
+        self._found: tuple[float, Any] | None = None  # (when read, review.found)
         self._reviewers_lock = threading.Lock()
-        self._reviewers: Any = None  # a SqlSource kept open for the check of every request
+        self._reviewers: Any = None  # the SqlSource kept open for the Desk's life (`_source`)
         self._access_table: Any = None  # dedup_access, reflected once
         fields = config.fields
         self.columns = Columns(config.source.id_column, next((f.name for f in fields if f.role == "long"), None),
@@ -90,7 +90,7 @@ class Desk:
         """The stamp a new session of `name` keeps when this is their password, else None."""
         from ..sql import reviewers
 
-        return reviewers.sign_in(self._reviewer_source(), name, password)
+        return reviewers.sign_in(self._source(), name, password)
 
     def stamp(self, name: str) -> str | None:
         """The stamp of `name`'s current password and session generation, None when they are
@@ -105,45 +105,46 @@ class Desk:
         process ran it."""
         from ..sql import reviewers
 
-        return reviewers.current(self._reviewer_source(), name)
+        return reviewers.current(self._source(), name)
 
     def sign_out(self, name: str) -> None:
         """End every session of `name`, on every computer."""
         from ..sql import reviewers
 
-        reviewers.sign_out(self._reviewer_source(), name)
+        reviewers.sign_out(self._source(), name)
 
     def login_failures(self, kind: str, subject: str, since: float) -> list[float]:
         """When a name or an address (`kind`) failed to sign in since `since` (epoch seconds)."""
         from ..sql import access
 
-        return access.failures(self._reviewer_source(), kind, subject, since)
+        return access.failures(self._source(), kind, subject, since)
 
     def login_failed(self, subjects: list[tuple[str, str]], at: float) -> None:
         """Note a failed sign-in at `at` for each (kind, subject): the name tried, the address."""
         from ..sql import access
 
-        access.failed(self._reviewer_source(), subjects, at)
+        access.failed(self._source(), subjects, at)
 
     def login_forget(self, kind: str, subject: str) -> None:
         """Forget the failed sign-ins of a name that signed in."""
         from ..sql import access
 
-        access.forget(self._reviewer_source(), kind, subject)
+        access.forget(self._source(), kind, subject)
 
     def log_access(self, reviewer: str, address: str | None, viewed: Sequence[tuple[str, Any]]) -> None:
         """Note in the access log the rows (page, id) a page showed `reviewer`."""
         from ..sql import access
 
-        source = self._reviewer_source()
+        source = self._source()
         with self._reviewers_lock:
             if self._access_table is None:
                 with source.errors("read the access log beside"), source.engine.connect() as conn:
                     self._access_table = access.reflect(conn)
         access.log(source, reviewer, address, viewed, self._access_table)
 
-    def _reviewer_source(self) -> Any:
-        """One source kept open for the reviewers' checks: no engine or reflection a request."""
+    def _source(self) -> Any:
+        """The one source the console keeps open for its life (the reviewers' checks, rows,
+        verdicts): no engine or reflection a request. SqlSource is thread-safe (its engine pools)."""
         from ..sql.source import SqlSource
 
         with self._reviewers_lock:
@@ -155,7 +156,7 @@ class Desk:
 
     def queue(self) -> list:
         """What needs a person, most needed first (cached for QUEUE_SECONDS)."""
-        return self._recent("_queue", lambda: commands.queue(self.config))
+        return self._recent("_queue", lambda: review.queue(self.config))
 
     def _recent(self, kept: str, compute: Callable[[], Any]) -> Any:
         """The value kept in the attribute `kept` as (when, value), computed afresh when it is
@@ -177,23 +178,22 @@ class Desk:
                       summary.get("groups", 0))
 
     def figures(self) -> Any:
-        """The rule's precision from the audit, and the queue's share of duplicates (commands.precision)."""
-        return commands.precision(self.config)
+        """The rule's precision from the audit, and the queue's share of duplicates (review.precision)."""
+        return review.precision(self.config)
 
     def found(self) -> Any:
-        """The live batch's pairs and groups, for browsing (commands.found; cached for QUEUE_SECONDS)."""
-        return self._recent("_found", lambda: commands.found(self.config))
+        """The live batch's pairs and groups, for browsing (review.found; cached for QUEUE_SECONDS)."""
+        return self._recent("_found", lambda: review.found(self.config))
 
     def verdicts(self, pairs: Sequence[tuple]) -> dict[tuple, Any]:
         """{pair: its standing verdict (core.decision.Verdict)} of these pairs decided."""
         from ..sql import decisions
-        from ..sql.source import SqlSource
 
         wanted = set(pairs)
-        with SqlSource(self.config) as source:
-            if not wanted or not decisions.exists(source):
-                return {}
-            found = decisions.verdicts(source, {r for pair in wanted for r in pair})
+        source = self._source()
+        if not wanted or not decisions.exists(source):
+            return {}
+        found = decisions.verdicts(source, {r for pair in wanted for r in pair})
         return {pair: v for pair, v in found.items() if pair in wanted}
 
     def _summary(self) -> dict[str, Any]:
@@ -206,71 +206,65 @@ class Desk:
     def _decided_today(self) -> int:
         """Acts (a pair, or a group decided as one) recorded today."""
         from ..sql import decisions
-        from ..sql.source import SqlSource
 
         midnight = dt.datetime.combine(dt.date.today(), dt.time())
-        with SqlSource(self.config) as source:
-            return decisions.acts_since(source, midnight) if decisions.exists(source) else 0
+        source = self._source()
+        return decisions.acts_since(source, midnight) if decisions.exists(source) else 0
 
     # ------------------------------------------------------------ rows and decisions
 
     def rows(self, written: Sequence[str]) -> list[dict[str, Any]]:
         """The rows with these ids (as written in a URL), in that order; an InputError names
         an id the table has not."""
-        from ..sql.source import SqlSource
-
         found = []
-        with SqlSource(self.config) as source:
-            for text in written:
-                row = source.row_by_written_id(str(text))
-                if row is None:
-                    raise NoSuchRow(str(text), self.columns.id)
-                found.append(row)
+        source = self._source()
+        for text in written:
+            row = source.row_by_written_id(str(text))
+            if row is None:
+                raise NoSuchRow(str(text), self.columns.id)
+            found.append(row)
         return found
 
     def rows_of(self, ids: Sequence[Any]) -> list[dict[str, Any]]:
         """The rows with these ids, in id order, ids with no row left out: one query for a
         page's worth (a queue page's rows), not one a row."""
-        from ..sql.source import SqlSource
-
         if not ids:
             return []
-        with SqlSource(self.config) as source:
-            return source.rows_by_id(ids)
+        return self._source().rows_by_id(ids)
 
     def search(self, text: str, unsearched: Sequence[str] = ()) -> Any:
         """The rows `text` finds, best first, with the rows each is paired with (sql.search.Found);
         the fields named `unsearched` (those masked for the reviewer) are not compared with it."""
-        return commands.search(self.config, text, unsearched=unsearched)
+        return review.search(self.config, text, unsearched=unsearched)
 
     def history(self, a: Any, b: Any) -> list:
-        """Every decision about the pair, oldest first (commands.history)."""
-        return commands.history(self.config, a, b)
+        """Every decision about the pair, oldest first (review.history)."""
+        return review.history(self.config, a, b)
 
     def group_history(self, rows: Sequence[Any]) -> list:
         """Every decision about a pair of these rows, oldest first."""
-        return commands.group_history(self.config, list(rows))
+        return review.group_history(self.config, list(rows))
 
     def decide(self, a: Any, b: Any, *, same: bool, by: str, note: str | None = None,
                seen: int | None = None) -> list:
         """Decide a pair; `seen` the id of its latest decision the page showed (0: none):
         another made since refuses this one (sql.decisions.Conflict)."""
         try:
-            return commands.decide(self.config, a, b, same=same, by=by, note=note, seen=seen)
+            return review.decide(self.config, a, b, same=same, by=by, note=note, seen=seen)
         finally:
             self._forget_queue()
 
     def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None,
                      seen: int | None = None) -> list:
         try:
-            return commands.decide_group(self.config, rows, same=same, by=by, note=note, row=row, seen=seen)
+            return review.decide_group(self.config, rows, same=same, by=by, note=note, row=row, seen=seen)
         finally:
             self._forget_queue()
 
     def undo(self, by: str, act: str) -> list:
         """Undo `by`'s most recent act, when it is `act` (sql.decisions.undo)."""
         try:
-            return commands.undo(self.config, by, act)
+            return review.undo(self.config, by, act)
         finally:
             self._forget_queue()
 

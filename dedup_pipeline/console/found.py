@@ -1,5 +1,5 @@
 """What the rule found, for browsing: `/found/pairs` and `/found/groups` list the live batch's
-pairs and groups (as the batch stored them: commands.found), a page at a time, each with its
+pairs and groups (as the batch stored them: review.found), a page at a time, each with its
 rows' ids and titles, its distance, the verdict standing on a pair, the audit's pairs (抽检)
 marked, and a link to its pair or group page. Rows shown pass through privacy.shown.
 """
@@ -17,6 +17,13 @@ from . import privacy
 from .paging import paged
 
 ROWS_TITLED = 6  # rows of a group listed with their titles (the group page shows every row)
+
+
+def item_url(item: Any) -> str:
+    """The page of a queue item: its pair's, or its group's."""
+    if item.kind == "pair":
+        return url_for("pair", a=str(item.rows[0]), b=str(item.rows[1]))
+    return url_for("group", row=[str(r) for r in item.rows])
 
 
 def register(app: Flask) -> None:

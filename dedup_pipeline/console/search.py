@@ -18,6 +18,7 @@ from ..core.decision import id_order, pair_key
 from ..report.render import _text, _when
 from ..sql.search import MAX_LENGTH, Found, words
 from . import privacy
+from .found import item_url
 
 EXCERPT = 120  # characters of a row's text a result shows
 BEFORE = 30  # of them before the first word found
@@ -49,8 +50,6 @@ def page() -> Any:
 
 def _result(cols: Any, row: dict[str, Any], wanted: list[str], partners: list, item: Any) -> dict[str, Any]:
     """A row as a result: its fields as text, its excerpt, and its links."""
-    from .app import item_url
-
     rid = row[cols.id]
     group = sorted([rid, *partners], key=id_order)
     return {"id": str(rid), "title": marked(_text(row.get(cols.title)) if cols.title else "", wanted),

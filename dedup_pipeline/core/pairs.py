@@ -158,6 +158,15 @@ def groups(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         label = changed
 
 
+def groups_of(ids: list, pairs: Pairs) -> list[list]:
+    """Groups of two or more row ids (pairs: positions in `ids`), largest first, then by first id."""
+    label = groups(len(ids), pairs[0], pairs[1])
+    members: dict[int, list] = {}
+    for position in np.union1d(pairs[0], pairs[1]).tolist():
+        members.setdefault(int(label[position]), []).append(ids[position])
+    return sorted(members.values(), key=lambda g: (-len(g), g[0]))
+
+
 def single_pass_pairs(fingerprints: np.ndarray, k: int) -> Pairs:
     """The Single-Pass clustering the paper compares against (seed 003 §2.1): each row is
     compared with every row before it. O(n^2); for comparison only, same output."""

@@ -49,7 +49,7 @@ from ..sql.binlogstream import (Begin, Commit, End, Event, Failed, IdColumn, Lay
                                 Stream, StreamLost)
 from ..sql.source import IN_IDS, SqlSource, parse_url
 from .incremental import Incremental, open_incremental
-from .watch import FIRST_BACKOFF_S, Tally, WatchError, WatchSettings, Worker, describe
+from .worker import FIRST_BACKOFF_S, Tally, WatchError, WatchSettings, Worker, describe
 
 log = logging.getLogger("dedup_pipeline.jobs.binlog")
 
@@ -225,7 +225,7 @@ class Follower:
             except (BinlogError, ConfigError):
                 raise
             except Exception as error:
-                if self.worker._wait_out_outage(error):
+                if self.worker.wait_out_outage(error):
                     continue  # both servers answer again: read again from the stored position
                 if not _passing(error):
                     raise
@@ -317,7 +317,7 @@ class Follower:
         except (PositionMoved, ConfigError):
             raise
         except Exception as error:
-            if not rows or self.worker._unreachable() is not None or _passing(error):
+            if not rows or self.worker.unreachable() is not None or _passing(error):
                 raise
             tally = self._one_by_one(rows, end, gtid, error)
         killpoints.reached("binlog.committed")
@@ -365,7 +365,7 @@ class Follower:
             except (PositionMoved, ConfigError):
                 raise
             except Exception as single:
-                if self.worker._unreachable() is not None or _passing(single):
+                if self.worker.unreachable() is not None or _passing(single):
                     raise
                 errors[row] = describe(single)
                 log.warning("row %s failed; kept in %s with its error: %s", row, binlog.FAILED_TABLE, errors[row])
@@ -392,7 +392,7 @@ class Follower:
             except ConfigError:
                 raise
             except Exception as error:
-                if self.worker._unreachable() is not None:
+                if self.worker.unreachable() is not None:
                     raise
                 with self.engine.begin() as conn:
                     binlog.record_failed(conn, self.failed, self.table, {row: describe(error)})

@@ -45,8 +45,6 @@ from functools import partial
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
-import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 from ..config import Config
 from ..errors import DedupError
@@ -54,7 +52,7 @@ from ..core.decision import Around, Confirmed, Decided, confirm, settle
 from ..core.schemes import Shingles, scheme_of, shingle_scheme
 from ..core.pairs import originals
 from ..core.shingles import Sets, SketchTable, candidates
-from ..sql.source import SqlSource
+from ..sql.source import SqlSource, absolute_sqlite_url
 from ..store.index import MongoStore, Store, buckets, bucket_bits, connect_store
 from ..store.index import Held as StoreHeld
 from .stages import Found, file_chunk, go_live, groups_of, replay, sketch, sketcher
@@ -340,18 +338,16 @@ def _session(master: str | None) -> tuple[Any, bool]:
 
 def _absolute(config: Config) -> Config:
     """An SQLite path made absolute: executors need not share the driver's folder."""
-    url = make_url(config.source.url)
-    if url.get_backend_name() != "sqlite" or not url.database or os.path.isabs(url.database):
+    absolute = absolute_sqlite_url(config.source.url)
+    if absolute is None:
         return config
-    absolute = url.set(database=os.path.abspath(url.database)).render_as_string(hide_password=False)
     return replace(config, source=replace(config.source, url=absolute))
 
 
 def _id_range(config: Config) -> tuple[int, int, int]:
     """The smallest and largest id and the number of rows; ids must be integers."""
-    with SqlSource(config) as source, source.engine.connect() as conn:
-        low, high, count = conn.execute(sa.select(sa.func.min(source.id_column), sa.func.max(source.id_column),
-                                                  sa.func.count())).one()
+    with SqlSource(config) as source:
+        low, high, count = source.id_range()
     if count and not (isinstance(low, int) and isinstance(high, int)):
         raise SparkError(f"--engine spark reads the table in ranges of ids, and [source] id_column "
                          f"{config.source.id_column!r} is not an integer column: use --engine local")

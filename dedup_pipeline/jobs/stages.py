@@ -1,7 +1,7 @@
 """The stages of 集中处理 that do not depend on the engine: batch.py runs them on one
 machine, spark.py in its executors and at its driver. A chunk of rows is sketched
 (`sketch`), its rows new or changed since the store held them are filed with the run's
-manifest (`file_chunk`), the pairs found are grouped (`groups_of`), the results are made
+manifest (`file_chunk`), the pairs found are grouped (`core.pairs.groups_of`), the results are made
 live (`go_live`), and the rows that incremental writers changed meanwhile are decided
 again (`replay`). What an engine does itself is how it spreads these over its machines,
 and how it finds the pairs.
@@ -21,7 +21,7 @@ from ..config import Config
 from ..errors import DedupError
 from ..core import decision
 from ..core.decision import Verdict, id_order, pair_key
-from ..core.pairs import Pairs, groups
+from ..core.pairs import Pairs, groups, groups_of  # noqa: F401  (stages.groups_of: the engines import it here)
 from ..core.schemes import Scheme, scheme_of
 from ..core.shingles import Sets, SketchTable
 from ..sql import decisions, matchtable, queue
@@ -29,7 +29,7 @@ from ..sql.source import LeftOut, SqlSource
 from ..store.index import Held, Record, Store
 from ..core.features import content_hashes
 from .incremental import Incremental
-from .watch import WatchSettings, Worker, tables
+from .worker import WatchSettings, Worker, tables
 
 
 class Chunk(NamedTuple):
@@ -124,15 +124,6 @@ class BatchResult:
     @property
     def rows_with_similar(self) -> int:
         return sum(len(g) for g in self.groups)
-
-
-def groups_of(ids: list, pairs: Pairs) -> list[list]:
-    """Groups of two or more row ids (pairs: positions in `ids`), largest first, then by first id."""
-    label = groups(len(ids), pairs[0], pairs[1])
-    members: dict[int, list] = {}
-    for position in np.union1d(pairs[0], pairs[1]).tolist():
-        members.setdefault(int(label[position]), []).append(ids[position])
-    return sorted(members.values(), key=lambda g: (-len(g), g[0]))
 
 
 NONE: Pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))

@@ -12,7 +12,7 @@ import numpy as np
 from ..config import Config
 from .render import PairDecision, ReportData, Review, groups_table, render_html, write_csv, write_jsonl
 from ..core.decision import AUTO, CONFIRMED, Verdict, id_order, obey
-from ..jobs.stages import groups_of
+from ..core.pairs import groups_of
 from ..sql import decisions
 from ..sql.queue import audit, open_items
 from ..sql.source import SqlSource
@@ -57,7 +57,7 @@ def obeyed(source: SqlSource, pairs: list[tuple]) -> Obeyed:
 
 
 def regrouped(groups: list[list], pairs: list[tuple], found: Obeyed) -> list[list]:
-    """The groups of the obeyed pairs, as a batch groups them (stages.groups_of); the stored
+    """The groups of the obeyed pairs, as a batch groups them (core.pairs.groups_of); the stored
     groups when no decision changed a pair."""
     if found.pairs == pairs:
         return groups

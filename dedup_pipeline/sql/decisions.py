@@ -232,7 +232,7 @@ def proposed(source: SqlSource, pairs: Sequence[tuple[Any, Any]]) -> dict[tuple[
     """What the pipeline says of each pair now: its status in dedup_match (auto,
     confirmed), `possible` when both rows are in one item of the queue, else `none`."""
     from .matchtable import reflect as matches_table
-    from .queue import reflect as possible_table
+    from .possible import reflect as possible_table
 
     rows = sorted({r for pair in pairs for r in pair}, key=str)
     with source.errors("read what was found of rows of"), source.engine.connect() as conn:

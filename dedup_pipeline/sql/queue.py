@@ -21,8 +21,8 @@ from ..core.pairs import Pairs, groups
 from .matchtable import CHUNK
 from .scoped import mine, tagged
 from .source import SqlSource
+from .possible import POSSIBLE_TABLE, reflect  # noqa: F401  (queue.reflect: dedup_possible)
 
-POSSIBLE_TABLE = "dedup_possible"
 
 
 class Item(NamedTuple):
@@ -119,13 +119,6 @@ def _left(rows: list, same: dict[tuple, bool]) -> list:
 
 def _newest_first(row: Any) -> tuple:
     return (0, -row) if isinstance(row, (int, float)) else (1, str(row))
-
-
-def reflect(conn: sa.Connection) -> sa.Table | None:
-    """dedup_possible, or None before `migrate` created it."""
-    if not sa.inspect(conn).has_table(POSSIBLE_TABLE):
-        return None
-    return sa.Table(POSSIBLE_TABLE, sa.MetaData(), autoload_with=conn)
 
 
 class Audit(NamedTuple):

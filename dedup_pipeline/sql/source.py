@@ -24,6 +24,7 @@ import codecs
 import contextlib
 import csv
 import functools
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -137,6 +138,13 @@ class SqlSource:
             ids.append(int(text))
         found = self.rows_by_id(ids)
         return found[0] if found else None
+
+    def id_range(self) -> tuple[Any, Any, int]:
+        """The smallest and largest id and the number of rows (None, None, 0: none), in one query."""
+        with self.engine.connect() as conn:
+            low, high, count = conn.execute(sa.select(sa.func.min(self.id_column), sa.func.max(self.id_column),
+                                                      sa.func.count())).one()
+        return low, high, count
 
     def count(self) -> int:
         with self.errors("count the rows of"), self._connect() as conn:
@@ -346,6 +354,20 @@ def _check_view(config: Config) -> None:
         raise ConfigError(f"[source] table {config.source.table!r} is a view, and the binary log holds the "
                           f"changes of tables, never of a view, so `watch --from binlog` would see none of them; "
                           f"follow the table it reads instead (set [source] table and id_column to it)")
+
+
+def id_type(source: SqlSource) -> Any:
+    """An id as the id column holds it, from its text in a file (a callable)."""
+    return int if isinstance(source.id_column.type, sa.Integer) else (lambda x: x)
+
+
+def absolute_sqlite_url(url: str) -> str | None:
+    """An SQLite URL with its relative path made absolute (password kept), else None: the URL
+    is not SQLite's, names no file, or is absolute already."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or os.path.isabs(parsed.database):
+        return None
+    return parsed.set(database=os.path.abspath(parsed.database)).render_as_string(hide_password=False)
 
 
 def parse_url(url: str) -> sa.URL:

@@ -12,7 +12,7 @@ from pymongo.collection import Collection
 from pymongo.errors import PyMongoError
 from pymongo.uri_parser import split_options
 
-from ..config import mask_url
+from ..masking import mask_url
 from ..errors import StoreError
 
 AGAIN = "run the command again once MongoDB answers"
