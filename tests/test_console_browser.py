@@ -12,12 +12,8 @@ the queue and of a pair are saved to docs/ (the reviewers' guide shows them)."""
 
 import base64
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
-import tomllib
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -25,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.sql import decisions
 from dedup_pipeline.sql.source import SqlSource
 from testing.browser import require_chromium
+from testing.served import cli, sample_project, serving
 
 pytestmark = pytest.mark.servers  # a browser and a server process of their own
 
@@ -65,29 +61,12 @@ POSSIBLE = {
 require_chromium()  # never skipped: a missing browser fails the suite
 
 
-def environment() -> dict[str, str]:
-    """This environment, the checkout first on the path, no DEDUP_* setting."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
-    return env | {"PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
-
-
-def cli(folder: Path, *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run([sys.executable, "-m", "dedup_pipeline", *args, "--config", str(folder / "dedup.toml")],
-                          cwd=folder, env=environment(), input=stdin, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def console(tmp_path_factory):
     """The URL of `dedup-pipeline serve --port 0`, and its configuration, over the sample plus
     the injected rows and a possible pair, migrated and batched, with one reviewer."""
     folder = tmp_path_factory.mktemp("console")
-    text = default_config_text().replace("sqlite:///dedup-data/sample.sqlite", f"sqlite:///{folder / 'sample.sqlite'}")
-    text += f'\n[store]\ndata_dir = "{folder / "data"}"\n'
-    (folder / "dedup.toml").write_text(text, encoding="utf-8")
-    config = parse_config(tomllib.loads(text), env={}, path=str(folder / "dedup.toml"))
-    SqlSource(config).close()  # makes the sample database
+    config = sample_project(folder)
     with sqlite3.connect(folder / "sample.sqlite") as db:
         for row_id, values in INJECTED.items():
             db.execute("INSERT INTO petition (id, phone, category, created_at, title, name, address, content) "
@@ -101,14 +80,8 @@ def console(tmp_path_factory):
     cli(folder, "reviewer", "add", REVIEWER, stdin=PASSWORD + "\n")
     cli(folder, "reviewer", "add", COLLEAGUE, "--sees-phones", stdin=COLLEAGUE_PASSWORD + "\n")
     cli(folder, "batch")
-    server = subprocess.Popen([sys.executable, "-m", "dedup_pipeline", "serve", "--port", "0", "--config",
-                               str(folder / "dedup.toml")], cwd=folder, env=environment(),
-                              stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    line = server.stderr.readline()  # "review console on http://127.0.0.1:PORT/ ...", once it listens
-    assert "review console on" in line, line + server.stderr.read()
-    yield line.split(" on ")[1].split()[0], config
-    server.terminate()
-    server.wait(timeout=30)
+    with serving(folder) as url:
+        yield url, config
 
 
 @pytest.fixture(scope="module")

@@ -12,21 +12,16 @@ are left in the test's temporary folder, to be looked at."""
 import base64
 import json
 import math
-import os
 import random
 import sqlite3
-import subprocess
-import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.report import render
 from dedup_pipeline.report.render import diff_segments
-from dedup_pipeline.sql.source import SqlSource
 from testing.browser import require_chromium
+from testing.served import cli, sample_project, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 REVIEWER, PASSWORD = "liu", "long texts 8"
@@ -144,27 +139,13 @@ def rows() -> dict[int, tuple]:
     }
 
 
-def environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
-    return env | {"PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
-
-
-def cli(folder: Path, *args: str, stdin: str | None = None) -> None:
-    done = subprocess.run([sys.executable, "-m", "dedup_pipeline", *args, "--config", str(folder / "dedup.toml")],
-                          cwd=folder, env=environment(), input=stdin, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr
-
-
 @pytest.fixture(scope="module")
 def url(tmp_path_factory):
     """`dedup-pipeline serve --port 0` over the sample plus this module's rows, batched, with
     one reviewer."""
     require_chromium()  # never skipped: a missing browser fails the suite
     folder = tmp_path_factory.mktemp("console-layout")
-    text = default_config_text().replace("sqlite:///dedup-data/sample.sqlite", f"sqlite:///{folder / 'sample.sqlite'}")
-    text += f'\n[store]\ndata_dir = "{folder / "data"}"\n'
-    (folder / "dedup.toml").write_text(text, encoding="utf-8")
-    SqlSource(parse_config(tomllib.loads(text), env={}, path=str(folder / "dedup.toml"))).close()
+    sample_project(folder)
     with sqlite3.connect(folder / "sample.sqlite") as db:
         for row_id, (title, name, phone, address, filed, content) in rows().items():
             db.execute("INSERT INTO petition (id, title, name, phone, address, category, created_at, content) "
@@ -173,14 +154,8 @@ def url(tmp_path_factory):
     cli(folder, "migrate")
     cli(folder, "reviewer", "add", REVIEWER, stdin=PASSWORD + "\n")
     cli(folder, "batch")
-    server = subprocess.Popen([sys.executable, "-m", "dedup_pipeline", "serve", "--port", "0", "--config",
-                               str(folder / "dedup.toml")], cwd=folder, env=environment(),
-                              stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    line = server.stderr.readline()  # "review console on http://127.0.0.1:PORT/ ...", once it listens
-    assert "review console on" in line, line + server.stderr.read()
-    yield line.split(" on ")[1].split()[0]
-    server.terminate()
-    server.wait(timeout=30)
+    with serving(folder) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
