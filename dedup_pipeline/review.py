@@ -176,16 +176,17 @@ def audit(config: Config) -> Any:
         return _audit(config, source)
 
 
-def _audit(config: Config, source: Any, decided: list | None = None) -> Any:
-    """The audit over this source (`decided`: every decision, when already read); none
-    before a batch, or without dedup_decision (`migrate` not run: nobody could decide)."""
+def _audit(config: Config, source: Any, decided: list | None = None, live: tuple | None = None) -> Any:
+    """The audit over this source (`decided`: every decision, `live`: the live batch's id
+    and pairs, when already read); none before a batch, or without dedup_decision (`migrate`
+    not run: nobody could decide)."""
     from .sql import decisions
     from .sql.queue import Audit
     from .sql.queue import audit as drawn
 
     if not config.review.audit_pairs or (decided is None and not decisions.exists(source)):
         return Audit([], set(), [])
-    run, pairs = live_pairs(config)
+    run, pairs = live or live_pairs(config)
     if run is None:
         return Audit([], set(), [])
     decided = decisions.every(source) if decided is None else decided
@@ -221,9 +222,9 @@ def found(config: Config) -> Found:
         run = store.current_run()
         if run is None:
             return Found(None, [], [], set())
-        pairs = store.read_matches(run["run"])
+        stored = store.read_matches(run["run"])
         members = store.read_groups(run["run"])
-    pairs = sorted(((*pair_key(a, b), d) for a, b, d in pairs), key=lambda p: (id_order(p[0]), id_order(p[1])))
+    pairs = sorted(((*pair_key(a, b), d) for a, b, d in stored), key=lambda p: (id_order(p[0]), id_order(p[1])))
     group_of = {row: n for n, rows in enumerate(members) for row in rows}
     nearest: dict[int, float] = {}
     for a, _, d in pairs:
@@ -232,7 +233,7 @@ def found(config: Config) -> Found:
     groups = sorted(((sorted(rows, key=id_order), nearest.get(n, float("nan"))) for n, rows in enumerate(members)),
                     key=lambda g: id_order(g[0][0]))
     with SqlSource(config) as source:
-        sample = _audit(config, source).sample
+        sample = _audit(config, source, live=(run["run"], stored)).sample
     return Found(run["run"], pairs, groups, {(a, b) for a, b, _ in sample})
 
 

@@ -24,12 +24,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ..sql.access import KEPT_SECONDS
+
 ENV_SECRET = "DEDUP_CONSOLE_SECRET"
 SECRET_FILE = "console-secret"
 CSRF_FIELD, CSRF_HEADER = "csrf_token", "X-CSRF-Token"
 LIMIT = 5  # failed logins of a name before it cools down
 COOL_DOWN, COOL_DOWN_MAX = 60, 15 * 60  # the first cool-down, doubled each failure after, and its longest
-NAME_MEMORY = 24 * 3600  # a name's failures count this long (seconds) unless it signs in
+NAME_MEMORY = KEPT_SECONDS  # a name's failures count as long as they are kept, unless it signs in
 ADDRESS_LIMIT, WINDOW = 50, 15 * 60  # failed logins from one address in WINDOW seconds
 
 HEADERS = {
