@@ -26,7 +26,7 @@ from pymongo import monitoring
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from dedup_pipeline.config import parse_config  # noqa: E402
-from dedup_pipeline.jobs.incremental import open_incremental  # noqa: E402
+from dedup_pipeline.pipeline import Pipeline  # noqa: E402
 from testing.corpus import news_sentences, reviews  # noqa: E402
 
 
@@ -97,7 +97,8 @@ def main() -> None:
         config = parse_config({"source": {"url": "sqlite:///unused.db", "table": "petition"},
                                "fields": {"content": "long"}, "store": {"data_dir": folder},
                                "scheme": {"name": args.scheme}}, env={})
-        with open_incremental(config) as index:
+        with Pipeline(config) as pipe:
+            index = pipe.incremental(decided=False)
             start = time.perf_counter()
             written = index.add_many((row, {"content": text}) for row, text in enumerate(corpus))
             seconds = time.perf_counter() - start

@@ -6,14 +6,18 @@ MongoDB work (round trips, documents written); and the datasketch peer on the fi
     python benchmarks/scale.py [--rows 1000000] [--seed 7] [--keep DIR] [--skip-peer] [--peer-rows 100000]
     python benchmarks/scale.py --rows 1000000 --generate-only   # time the table alone
     python benchmarks/scale.py --nights 30 --skip-peer   # 30 nightly re-runs, then a clean batch
+    python benchmarks/scale.py --table news --nights 2 --skip-peer   # the other table
 
-The table (benchmarks/scale_data.py): People's Daily text in runs of 40 to 600 characters,
-a fifth of the rows re-submissions of a recent row (mostly the same submitter with an edit,
-some another person's copy). The config is benchmarks/batch.py's, default scheme, embedded
-store (every DEDUP_* variable unset). The batch runs under a wrapper (benchmarks/counting.py) that counts,
-with a pymongo CommandListener, every command sent (hello, ping and the like apart) and the
-documents each writes, by collection, and records the peak RSS of the process, which holds
-the embedded server, and of its worker processes. Between the runs 0.6% of the rows get a
+Two tables of People's Daily text, a fifth of the rows re-submissions of a recent row (mostly
+the same submitter with an edit, some another person's copy); a change is measured on both:
+`--table petition` (the default, benchmarks/scale_data.py), runs of 40 to 600 characters, every
+piece of text about as common as any other; `--table news` (benchmarks/scale_news.py), 3 to 7
+whole sentences, some of them in thousands of rows, about 240,000 pairs a million rows. The
+config is benchmarks/batch.py's, default scheme, embedded store (every DEDUP_* variable
+unset). The batch runs under a wrapper (benchmarks/counting.py) that counts, with a pymongo
+CommandListener, every command sent (hello, ping and the like apart) and the documents each
+writes, by collection, and records the peak RSS of the process, which holds the embedded
+server, and of its worker processes. Between the runs 0.6% of the rows get a
 new content (half an edit of their own, half a new text), 0.2% are deleted and 0.2% added.
 
 The peer: datasketch MinHashLSH, on the first `--peer-rows` rows (threshold 0.5, 128 permutations) over character 2-shingles
@@ -26,7 +30,7 @@ process after the peer's gigabytes would be counted (its peak RSS, from the fork
 Last line: rows= batch_s= rerun_s= peak_rss_mb= store_mb= docs_per_row= peer_rows= peer_datasketch_s=
 (wall seconds of the two batches, the larger peak RSS of the two, the store folder after
 the first, documents the first wrote per row, the rows the peer read and its seconds; the
-peer's two left out when it is skipped).
+peer's two left out when it is skipped). The table's name is on the first line, `table: news, ...`.
 
 With `--nights N`: the first batch, then N re-runs each after 1% of the rows changed as
 above, then a clean batch of the final table into an empty store, whose pairs (`report`)
@@ -56,14 +60,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.batch import CONFIG  # noqa: E402
 from benchmarks.counting import counted  # noqa: E402
 from benchmarks.scale_data import COLUMNS, PetitionMaker, edit_content  # noqa: E402
+from benchmarks.scale_news import NewsMaker  # noqa: E402
 
 PEER_ROWS = 100_000
 CHANGED, DELETED, ADDED = 0.006, 0.002, 0.002  # shares of the rows, between the two batches
+MAKERS = {"petition": PetitionMaker, "news": NewsMaker}  # --table
+Maker = PetitionMaker | NewsMaker
 
 # ------------------------------------------------------------------ the table
 
 
-def write_table(path: Path, maker: PetitionMaker, rows: int) -> None:
+def write_table(path: Path, maker: Maker, rows: int) -> None:
     """A new petition table of `rows` rows, a transaction per chunk."""
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA journal_mode = OFF")
@@ -80,7 +87,7 @@ def insert(db: sqlite3.Connection, rows: list[tuple]) -> None:
     db.executemany(f"INSERT INTO petition ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})", rows)
 
 
-def change_table(path: Path, maker: PetitionMaker, rows: int, seed: int) -> dict[str, int]:
+def change_table(path: Path, maker: Maker, rows: int, seed: int) -> dict[str, int]:
     """Rewrite the content of CHANGED of the rows there, delete DELETED, add ADDED (new ids)."""
     rng = random.Random(seed)
     with sqlite3.connect(path) as db:
@@ -96,7 +103,7 @@ def change_table(path: Path, maker: PetitionMaker, rows: int, seed: int) -> dict
     return {"updated": len(changed), "deleted": len(deleted), "added": len(added)}
 
 
-def new_content(rng: random.Random, maker: PetitionMaker, db: sqlite3.Connection, row_id: int) -> str:
+def new_content(rng: random.Random, maker: Maker, db: sqlite3.Connection, row_id: int) -> str:
     """Half the time the row's content re-submitted with an edit, else a new text."""
     if rng.random() < 0.5:
         return maker.texts.take(1)[0]
@@ -193,6 +200,7 @@ def main() -> None:
     parser.add_argument("--peer-rows", type=int, default=PEER_ROWS, help="the rows datasketch reads (the first)")
     parser.add_argument("--generate-only", action="store_true", help="time making the table, then stop")
     parser.add_argument("--nights", type=int, default=0, help="re-runs after 1%% changed each, then a clean batch")
+    parser.add_argument("--table", choices=MAKERS, default="petition", help="the table made (the docstring says how)")
     args = parser.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="dedup-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -208,9 +216,9 @@ def bench(args: argparse.Namespace, folder: Path) -> None:
     db.unlink(missing_ok=True)
     shutil.rmtree(folder / "dedup-data", ignore_errors=True)  # a kept folder's earlier store
     start = time.perf_counter()
-    maker = PetitionMaker(args.seed)
+    maker = MAKERS[args.table](args.seed)
     write_table(db, maker, args.rows)
-    print(f"table: {args.rows:,} rows, {db.stat().st_size / 2**20:.0f} MB, made in "
+    print(f"table: {args.table}, {args.rows:,} rows, {db.stat().st_size / 2**20:.0f} MB, made in "
           f"{time.perf_counter() - start:.1f} s ({folder})", flush=True)
     if args.generate_only:
         return
@@ -239,7 +247,7 @@ def bench(args: argparse.Namespace, folder: Path) -> None:
           + (f" peer_rows={peer['rows']} peer_datasketch_s={peer['total']:.1f}" if peer else ""))
 
 
-def nights(args: argparse.Namespace, folder: Path, maker: PetitionMaker) -> None:
+def nights(args: argparse.Namespace, folder: Path, maker: Maker) -> None:
     """The first batch, `args.nights` re-runs after 1% changed each, then a clean batch."""
     db, rows = folder / "petitions.sqlite", args.rows
     first = run_batch(folder)

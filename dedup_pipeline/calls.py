@@ -11,16 +11,21 @@ from typing import TYPE_CHECKING, Any, Iterator
 from .errors import InputError
 
 if TYPE_CHECKING:
-    from .config import Config
     from .sql.source import SqlSource
 
 
-def source_row(config: Config, source: SqlSource, row_id: Any) -> dict[str, Any]:
+def source_row(source: SqlSource, row_id: Any) -> dict[str, Any]:
     """A row of the configured table by its id, as written on a command line or as a value."""
     row = source.row_by_written_id(str(row_id))
     if row is None:
+        config = source.config
         raise InputError(f"no row with {config.source.id_column} = {row_id} in {config.source.table!r}")
     return row
+
+
+def source_id(source: SqlSource, row_id: Any) -> Any:
+    """The id of a row of the configured table as the table has it, from one written or given."""
+    return source_row(source, row_id)[source.config.source.id_column]
 
 
 def check_writable(path: str | None, option: str) -> None:

@@ -181,6 +181,11 @@ def _print_batch(config: Config, batch: commands.Batch) -> None:
                    f"`dedup-pipeline migrate` creates it)")
     else:
         click.echo(f"dedup_match: {written:,} rows (every pair, both ways) replaced the previous batch's")
+    found = getattr(result, "matters", None)
+    if found is not None:
+        click.echo(f"matters (热点事项): {found.matters:,} ({found.in_matters:,} rows of {found.marked:,} naming an "
+                   f"object and a problem; dedup_matter: {found.written:,} rows written, {found.removed:,} removed); "
+                   f"export with `dedup-pipeline report --matters --out FILE`")
     if getattr(result, "queue", None) is not None:
         click.echo(f"queue: {result.queue:,} items the rule cannot settle (similar texts nothing else links), "
                    f"for a reviewer: `dedup-pipeline report --possible --out FILE` or `dedup-pipeline serve`")
@@ -207,23 +212,26 @@ def _similar_means(config: Config) -> str:
 @click.option("--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
 @click.option("--possible", is_flag=True, help="Export the queue of what the rule cannot settle (possible "
               "pairs and groups, never duplicates) instead of the pairs.")
+@click.option("--matters", "want_matters", is_flag=True, help="Export the matters (热点事项: rows of different "
+              "people about one object and problem) instead of the pairs, one line each.")
 def report(config: Config, fmt: str, out: str | None, want_groups: bool, html: str | None, lang: str,
-           possible: bool) -> None:
+           possible: bool, want_matters: bool) -> None:
     """Export the last batch's pairs (each with its status: auto, or confirmed by a
     reviewer) or groups (JSONL, or CSV with a BOM for Excel), or the queue (--possible), or
-    write the admin HTML report.
+    the matters (--matters), or write the admin HTML report.
 
     Example: dedup-pipeline report --html report.html && dedup-pipeline report --format csv --groups --out groups.csv
     """
-    if possible and want_groups:
-        raise click.UsageError("--possible and --groups are two exports: give one")
+    if possible + want_groups + want_matters > 1:
+        raise click.UsageError("--possible, --groups and --matters are three exports: give one")
     _shown(_print_report, commands.report, config, out=out, fmt=fmt, groups=want_groups, html=html, lang=lang,
-           possible=possible)
+           possible=possible, matters=want_matters)
 
 
 def _print_report(report: commands.Report) -> None:
     if report.out:
-        what = "items of the queue" if report.possible else "rows of groups" if report.groups else "pairs"
+        what = ("items of the queue" if report.possible else "matters" if report.matters
+                else "rows of groups" if report.groups else "pairs")
         click.echo(f"{report.lines:,} lines ({what}) written to {report.out}")
     if report.html:
         click.echo(f"report written to {report.html}")
@@ -540,6 +548,12 @@ def _print_explanation(explanation: commands.Explanation, as_json: bool) -> None
         click.echo(json.dumps({"a": a, "b": b, **explanation.reasons}, ensure_ascii=False, default=str))
     else:
         click.echo(render(explanation.reasons, explanation.ids))
+        matter = explanation.reasons.get("matter")
+        if matter:
+            held = matter["matters"]
+            now = (f"one matter now, {held[0]}" if held[0] is not None and held[0] == held[1]
+                   else "in no matter now" if held == [None, None] else "in matters " + " and ".join(map(str, held)))
+            click.echo(f"matter (热点事项): {'linked' if matter['linked'] else 'not linked'}: {matter['reason']}; {now}")
 
 
 @main.command()
@@ -566,8 +580,14 @@ def check(config: Config, row_id: str | None, text: str | None, mode: str, as_js
 def _print_check(checked: Checked, mode: str, as_json: bool) -> None:
     matches = checked.similar
     if as_json:
-        similar, possible = ([{"id": m.row, "distance": m.distance} for m in found] for found in checked)
-        click.echo(json.dumps({"mode": mode, "similar": similar, "possible": possible}, ensure_ascii=False, default=str))
+        similar, possible = ([{"id": m.row, "distance": m.distance} for m in found]
+                             for found in (checked.similar, checked.possible))
+        matter = checked.matter and {"matter": checked.matter.matter, "rows": checked.matter.rows,
+                                     "object": checked.matter.object, "problem": checked.matter.problem,
+                                     "people": checked.matter.people, "first": checked.matter.first.isoformat(),
+                                     "last": checked.matter.last.isoformat()}
+        click.echo(json.dumps({"mode": mode, "similar": similar, "possible": possible, "matter": matter},
+                              ensure_ascii=False, default=str))
     else:
         for match in matches:
             click.echo(f"{match.row}\t{match.distance}")

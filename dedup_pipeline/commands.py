@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Itera
 
 from .calls import check_writable as _check_writable, source_row as _source_row, writing as _writing
 from .errors import DedupError, InputError, UsageError
+from .pipeline import Using, config_of, holding
 from .review import (  # noqa: F401  (commands.X, as before: the review's own module)
     Found, decide, decide_group, undo, history, group_history, decisions_export, decisions_import, queue,
     audit, live_pairs, found, search, precision, reviewer_add, reviewer_disable, access_log,
@@ -53,30 +54,30 @@ class Batch:
     fingerprints: str | None = None
 
 
-def batch(config: Config, *, engine: str = "local", out: str | None = None, processes: int | None = None,
+def batch(using: Using, *, engine: str = "local", out: str | None = None, processes: int | None = None,
           algorithm: str = "blocks", master: str | None = None, partitions: int | None = None,
           full: bool = False, progress: Progress = _quiet) -> Batch:
     """集中处理 on `engine` (local, spark): every row's pairs and groups stored, and with `out`
     each row's id and hex fingerprint written as CSV. `progress` is called with the rows to
     read, and what it returns entered once the store is open."""
     from .jobs.batch import check_algorithm
-    from .sql.source import SqlSource
-    from .store.index import open_store
 
+    config = config_of(using)
     check_algorithm(config, algorithm)
     if engine == "spark" and out:
         raise UsageError("--out (fingerprints) is for --engine local")
     _check_writable(out, "--out")
     run = _engine(engine, processes=processes, algorithm=algorithm, master=master, partitions=partitions, full=full)
-    with SqlSource(config) as source:
-        reading = progress(source.count())
-    baseline = _binlog_baseline(config)  # before the table is read: no change falls between
-    with open_store(config) as store, reading as advance:
-        result = run(config, store, advance)
-    if baseline is not None:
-        from .sql.binlog import set_baseline
+    with holding(using) as pipe:
+        reading = progress(pipe.source.count())
+        baseline = _binlog_baseline(config)  # before the table is read: no change falls between
+        store = pipe.store
+        with reading as advance:
+            result = run(config, store, advance)
+        if baseline is not None:
+            from .sql.binlog import set_baseline
 
-        set_baseline(config, baseline)
+            set_baseline(config, baseline)
     if out:
         with _carrying(Batch(result)), _writing(out, "the fingerprints", "the batch's results are stored all the same"):
             _write_fingerprints(out, config.source.id_column, result)
@@ -126,26 +127,32 @@ class Report:
     groups: bool = False
     html: str | None = None
     possible: bool = False
+    matters: bool = False
 
 
-def report(config: Config, *, out: str | None = None, fmt: str = "jsonl", groups: bool = False,
-           html: str | None = None, lang: str = "zh", possible: bool = False) -> Report:
-    """Export the last batch's pairs (or `groups`, or the queue's `possible` items) to `out`
-    as `fmt` (jsonl, csv), and/or write the admin HTML report in `lang` (zh, en) to `html`."""
-    from .report.exports import export, write_html_report
+def report(using: Using, *, out: str | None = None, fmt: str = "jsonl", groups: bool = False,
+           html: str | None = None, lang: str = "zh", possible: bool = False, matters: bool = False) -> Report:
+    """Export the last batch's pairs (or `groups`, or the queue's `possible` items, or the
+    `matters`) to `out` as `fmt` (jsonl, csv), and/or write the admin HTML report in `lang`
+    (zh, en) to `html`."""
+    from .report.exports import export, export_matters, write_html_report
 
     if not out and not html:
         raise UsageError("give --out FILE (pairs or groups) and/or --html FILE")
     _check_writable(out, "--out")
     _check_writable(html, "--html")
     done = Report(groups=groups)
-    if out:
-        with _writing(out, "the export"):
-            done = Report(out, export(config, out, fmt, groups, possible), groups, possible=possible)
-    if html:
-        with _carrying(done), _writing(html, "the report"):
-            write_html_report(config, html, lang)
-        done = dataclasses.replace(done, html=html)
+    with holding(using) as pipe:
+        if out and matters:
+            with _writing(out, "the export"):
+                done = Report(out, export_matters(pipe, out, fmt), matters=True)
+        elif out:
+            with _writing(out, "the export"):
+                done = Report(out, export(pipe, out, fmt, groups, possible), groups, possible=possible)
+        if html:
+            with _carrying(done), _writing(html, "the report"):
+                write_html_report(pipe, html, lang)
+            done = dataclasses.replace(done, html=html)
     return done
 
 
@@ -513,38 +520,42 @@ class Explanation:
     reasons: dict[str, Any]
 
 
-def explain(config: Config, first: Any, second: Any) -> Explanation:
+def explain(using: Using, first: Any, second: Any) -> Explanation:
     """Why the rows `first` and `second` of the configured table are (or are not) similar:
     the decision over them and the stored rows around them."""
     from .core.explain import explain_pair
-    from .jobs.incremental import open_incremental
-    from .sql.source import SqlSource
-
+    from .jobs import matters
     from .sql import decisions
+    from .sql.matters import matter_of
 
-    with SqlSource(config) as source:
-        a, b = (_source_row(config, source, row_id) for row_id in (first, second))
+    with holding(using) as pipe:
+        config, source = pipe.config, pipe.source
+        a, b = (_source_row(source, row_id) for row_id in (first, second))
         ids = (a[config.source.id_column], b[config.source.id_column])
-        with open_incremental(config, source) as index:
-            around = index.decide({row_id: index.probe(row) for row_id, row in zip(ids, (a, b))}).seen
+        index = pipe.incremental()
+        around = index.decide({row_id: index.probe(row) for row_id, row in zip(ids, (a, b))}).seen
         decided = decisions.history(source, *ids)[-1:] if decisions.exists(source) else []
         decided = [d for d in decided if not d.withdrawn]  # undone: the pair has no decision
-    return Explanation(ids, explain_pair(config, a, b, around, decided[0] if decided else None))
+    reasons = explain_pair(config, a, b, around, decided[0] if decided else None)
+    if config.matters.find:
+        reasons["matter"] = {**matters.why(config, a, b),
+                             "matters": [getattr(matter_of(source, i), "matter", None) for i in ids]}
+    return Explanation(ids, reasons)
 
 
-def check(config: Config, *, row_id: Any = None, text: str | None = None, mode: str = "all") -> Checked:
+def check(using: Using, *, row_id: Any = None, text: str | None = None, mode: str = "all") -> Checked:
     """The stored rows similar to the row `row_id` of the configured table (never itself),
     else to a `text`: every one nearest first (mode all), or the nearest (exists); and those
-    the rule cannot settle (`possible`, for a person)."""
-    from .jobs.incremental import open_incremental
-    from .sql.source import SqlSource
+    the rule cannot settle (`possible`, for a person); and the matter of a row (`row_id`)."""
+    from .sql.matters import matter_of
 
-    row: Any = text
-    with SqlSource(config) as source:
-        if row_id is not None:
-            row = _source_row(config, source, row_id)
-        with open_incremental(config, source) as index:
-            return index.checked(row, mode, exclude=None if row_id is None else row[config.source.id_column])
+    with holding(using) as pipe:
+        if row_id is None:
+            return pipe.incremental().checked(text, mode)
+        row = _source_row(pipe.source, row_id)
+        row_id = row[pipe.config.source.id_column]
+        checked = pipe.incremental().checked(row, mode, exclude=row_id)
+        return checked._replace(matter=matter_of(pipe.source, row_id))
 
 
 @dataclass
@@ -556,19 +567,23 @@ class Added:
     written: int | None = None
 
 
-def add(config: Config, row_ids: Iterable[Any] | None = None) -> Added:
+def add(using: Using, row_ids: Iterable[Any] | None = None) -> Added:
     """File the rows `row_ids` of the configured table in the stored index, checking each,
-    or (None) every row; a changed row leaves its old blocks."""
-    from .jobs.incremental import open_incremental
-    from .sql.source import SqlSource
+    or (None) every row; a changed row leaves its old blocks. Their matters follow."""
+    from .jobs import matters
 
-    id_column = config.source.id_column
-    with SqlSource(config) as source:
-        rows = None if row_ids is None else [_source_row(config, source, i) for i in row_ids]
-        with open_incremental(config, source) as index:
-            if rows is None:
-                return Added(written=index.add_many((row[id_column], row) for chunk in source.rows() for row in chunk))
-            return Added({row[id_column]: index.add_and_check(row[id_column], row) for row in rows})
+    with holding(using) as pipe:
+        config, source, id_column = pipe.config, pipe.source, pipe.config.source.id_column
+        rows = None if row_ids is None else [_source_row(source, i) for i in row_ids]
+        index = pipe.incremental()
+        if rows is None:
+            written = index.add_many((row[id_column], row) for chunk in source.rows() for row in chunk)
+            matters.find(config, source)
+            return Added(written=written)
+        added = Added({row[id_column]: index.add_and_check(row[id_column], row) for row in rows})
+        with source.errors("write the matters of"), source.engine.begin() as conn:
+            matters.follow(conn, config, {row[id_column]: row for row in rows}, [])
+        return added
 
 
 @contextlib.contextmanager
@@ -590,13 +605,15 @@ def serve(config: Config, *, host: str = "127.0.0.1", port: int = 8765, behind_p
     from .console.app import Settings, serve as run
     from .console.desk import Desk
     from .sql import reviewers
-    from .sql.source import SqlSource
 
-    with SqlSource(config) as source:
-        if not reviewers.every(source):  # the tables are there (else a SourceError saying to migrate)
+    desk = Desk(config)  # holds the source and the store for the console's life
+    try:
+        if not reviewers.every(desk.pipe.source):  # the tables are there (else a SourceError saying to migrate)
             warn("no reviewer can sign in yet: add one with `dedup-pipeline reviewer add NAME` "
                  "(the console need not stop)")
-    run(Desk(config), host, port, Settings(secure=behind_proxy), behind_proxy=behind_proxy, ready=ready)
+        run(desk, host, port, Settings(secure=behind_proxy), behind_proxy=behind_proxy, ready=ready)
+    finally:
+        desk.close()
 
 
 

@@ -174,6 +174,23 @@ class ReviewConfig:
 
 
 @dataclass(frozen=True)
+class MattersConfig:
+    # 热点事项: rows of different people naming one object (a building, a company, a site, a
+    # crossing) and one problem, each within `window_days` of another, are one matter. Off by
+    # default until measured good enough on data its rules were not written from (docs/performance.md).
+    find: bool = False
+    window_days: int = 30
+    # The columns the object, the problem and the day are read from, and who wrote the row
+    # ("" or []: the defaults, `columns_of`: a field named title, the first long field, a
+    # field named address, [scheme] submitter, [scheme] filed or [report] date_column).
+    title: str = ""
+    content: str = ""
+    address: str = ""
+    people: tuple = ()
+    date: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     source: SourceConfig
     fields: tuple[Field, ...]
@@ -186,6 +203,7 @@ class Config:
     status: StatusConfig = field(default_factory=StatusConfig)
     console: ConsoleConfig = field(default_factory=ConsoleConfig)
     review: ReviewConfig = field(default_factory=ReviewConfig)
+    matters: MattersConfig = field(default_factory=MattersConfig)
     path: str = "<built-in default>"
 
     @property
@@ -211,7 +229,7 @@ class Config:
 _SECTIONS: dict[str, type] = {
     "source": SourceConfig, "fingerprint": FingerprintConfig, "scheme": SchemeConfig,
     "store": StoreConfig, "batch": BatchConfig, "report": ReportConfig, "watch": WatchConfig,
-    "status": StatusConfig, "console": ConsoleConfig, "review": ReviewConfig,
+    "status": StatusConfig, "console": ConsoleConfig, "review": ReviewConfig, "matters": MattersConfig,
 }
 _FIELD_KEYS = {"role", "weight", "encoding"}
 MAX_WEIGHT = 1000.0  # weights are relative (defaults 2 and 1); inf or nan would void every sum
@@ -225,6 +243,7 @@ _RANGES = {
     ("batch", "chunk_size"): (1, 1_000_000), ("batch", "processes"): (0, 256),
     ("watch", "server_id"): (0, MAX_SERVER_ID),
     ("review", "audit_pairs"): (0, 100_000),
+    ("matters", "window_days"): (1, 3_650),
 }
 MAX_TABLES = 1000  # [scheme] blocks choose key_blocks: each fingerprint is filed once per table
 
@@ -270,7 +289,8 @@ def parse_config(data: Mapping[str, Any], env: Mapping[str, str], path: str = "<
     config = Config(source=source, fields=_fields(data.get("fields")), fingerprint=sections["fingerprint"],
                     scheme=sections["scheme"], store=store, batch=sections["batch"],
                     report=sections["report"], watch=sections["watch"], status=sections["status"],
-                    console=sections["console"], review=sections["review"], path=path)
+                    console=sections["console"], review=sections["review"], matters=sections["matters"],
+                    path=path)
     _check(config)
     return config
 
@@ -420,6 +440,12 @@ def _check(config: Config) -> None:
         raise ConfigError(f"[scheme] submitter names {', '.join(map(repr, missing))}, not in [fields]: "
                           f"list only fields that say who filed the row (as \"ignore\" if they should not "
                           f"count otherwise)")
+    matters = config.matters
+    named = [column for column in (matters.title, matters.content, matters.address, matters.date, *matters.people)
+             if column and column not in names]
+    if named:
+        raise ConfigError(f"[matters] names {', '.join(map(repr, named))}, not in [fields]: name fields of the "
+                          f"table (as \"ignore\" if they should not count otherwise), or \"\" for the default")
     if scheme.filed and scheme.filed not in names:
         raise ConfigError(f"[scheme] filed {scheme.filed!r} is not in [fields]: name the column holding the day "
                           f"a row was filed (as \"ignore\" if it should not count otherwise), or \"\" for none")

@@ -27,6 +27,8 @@ SMALL = {
     "embedded_store.py": ["benchmarks/embedded_store.py", "--docs", "2000", "--changed", "200"],
     "scale.py --nights": ["benchmarks/scale.py", "--rows", "500", "--nights", "2", "--skip-peer"],
     "sketch.py": ["benchmarks/sketch.py", "--rows", "3000", "--repeat", "1"],
+    "matters.py": ["benchmarks/matters.py", "--rows", "1500"],
+    "scale.py --table news": ["benchmarks/scale.py", "--rows", "500", "--nights", "1", "--skip-peer", "--table", "news"],
 }
 # These need more than the fast tier gives: a MariaDB of their own, or Spark's JVM (30 s to start).
 IN_THE_SERVERS_TIER = {

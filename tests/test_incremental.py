@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dedup_pipeline.config import default_config_text, parse_config
-from dedup_pipeline.jobs.incremental import Incremental, Match, open_incremental
+from dedup_pipeline.jobs.incremental import Incremental, Match
+from dedup_pipeline.pipeline import Pipeline
 from dedup_pipeline.core.schemes import featurizer
 from dedup_pipeline.core.simhash import fingerprint_many
 from dedup_pipeline.store.index import MemoryStore, MongoStore, Record, ensure_indexes
@@ -223,7 +224,8 @@ def test_check_finds_exactly_the_rows_a_brute_force_scan_finds(mongo_db):
 
 def _add_at_the_same_moment(uri, database, rows, barrier, results):
     """One process: for each round, wait for the other, then add its row and look."""
-    with open_incremental(sample_config(mongo_uri=uri, database=database)) as index:
+    with Pipeline(sample_config(mongo_uri=uri, database=database)) as pipe:
+        index = pipe.incremental(decided=False)
         for row in rows:
             barrier.wait()
             results.put((row["id"], [m.row for m in index.add_and_check(row["id"], row)]))
@@ -244,7 +246,8 @@ def test_two_processes_adding_near_identical_rows_at_once_never_miss_the_pair(mo
         assert worker.exitcode == 0
     for a, b in pairs:
         assert b["id"] in seen[a["id"]] or a["id"] in seen[b["id"]]  # filed before looking
-    with open_incremental(sample_config(mongo_uri=mongo_uri, database=mongo_db.name)) as index:
+    with Pipeline(sample_config(mongo_uri=mongo_uri, database=mongo_db.name)) as pipe:
+        index = pipe.incremental(decided=False)
         for a, b in pairs:
             assert b["id"] in dict(index.check(a, exclude=a["id"]))
             assert a["id"] in dict(index.check(b, exclude=b["id"]))

@@ -14,7 +14,7 @@ from dedup_pipeline.config import ConfigError, following, parse_config
 from dedup_pipeline.store.embedded import free_port
 
 REVIEW_TABLES = {"dedup_decision", "dedup_reviewer", "dedup_possible",  # the review branch, applied either way
-                 "dedup_login_failure", "dedup_access"}
+                 "dedup_login_failure", "dedup_access", "dedup_matter", "dedup_matter_key"}
 OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE} | REVIEW_TABLES
 
 

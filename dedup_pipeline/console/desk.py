@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 from .. import review
 from ..config import Config
 from ..errors import InputError
+from ..pipeline import Pipeline, stored
 
 QUEUE_SECONDS = 5.0  # the queue is computed at most this often (and again after each decision)
 
@@ -77,7 +78,7 @@ class Desk:
         self._queue: tuple[float, list] | None = None  # (when computed, the queue): `_recent`
         self._found: tuple[float, Any] | None = None  # (when read, review.found)
         self._reviewers_lock = threading.Lock()
-        self._reviewers: Any = None  # the SqlSource kept open for the Desk's life (`_source`)
+        self.pipe = Pipeline(config)  # the source and store kept open for the Desk's life
         self._access_table: Any = None  # dedup_access, reflected once
         fields = config.fields
         self.columns = Columns(config.source.id_column, next((f.name for f in fields if f.role == "long"), None),
@@ -145,18 +146,17 @@ class Desk:
     def _source(self) -> Any:
         """The one source the console keeps open for its life (the reviewers' checks, rows,
         verdicts): no engine or reflection a request. SqlSource is thread-safe (its engine pools)."""
-        from ..sql.source import SqlSource
+        return self.pipe.source
 
-        with self._reviewers_lock:
-            if self._reviewers is None:
-                self._reviewers = SqlSource(self.config)
-            return self._reviewers
+    def close(self) -> None:
+        """Close the source and store the console held."""
+        self.pipe.close()
 
     # ------------------------------------------------------------ the queue
 
     def queue(self) -> list:
         """What needs a person, most needed first (cached for QUEUE_SECONDS)."""
-        return self._recent("_queue", lambda: review.queue(self.config))
+        return self._recent("_queue", lambda: review.queue(self.pipe))
 
     def _recent(self, kept: str, compute: Callable[[], Any]) -> Any:
         """The value kept in the attribute `kept` as (when, value), computed afresh when it is
@@ -179,11 +179,11 @@ class Desk:
 
     def figures(self) -> Any:
         """The rule's precision from the audit, and the queue's share of duplicates (review.precision)."""
-        return review.precision(self.config)
+        return review.precision(self.pipe)
 
     def found(self) -> Any:
         """The live batch's pairs and groups, for browsing (review.found; cached for QUEUE_SECONDS)."""
-        return self._recent("_found", lambda: review.found(self.config))
+        return self._recent("_found", lambda: review.found(self.pipe))
 
     def verdicts(self, pairs: Sequence[tuple]) -> dict[tuple, Any]:
         """{pair: its standing verdict (core.decision.Verdict)} of these pairs decided."""
@@ -197,9 +197,7 @@ class Desk:
         return {pair: v for pair, v in found.items() if pair in wanted}
 
     def _summary(self) -> dict[str, Any]:
-        from ..store.index import open_store
-
-        with open_store(self.config) as store:
+        with stored(self.pipe) as store:
             run = store.current_run()
         return (run or {}).get("summary") or {}
 
@@ -235,36 +233,36 @@ class Desk:
     def search(self, text: str, unsearched: Sequence[str] = ()) -> Any:
         """The rows `text` finds, best first, with the rows each is paired with (sql.search.Found);
         the fields named `unsearched` (those masked for the reviewer) are not compared with it."""
-        return review.search(self.config, text, unsearched=unsearched)
+        return review.search(self.pipe, text, unsearched=unsearched)
 
     def history(self, a: Any, b: Any) -> list:
         """Every decision about the pair, oldest first (review.history)."""
-        return review.history(self.config, a, b)
+        return review.history(self.pipe, a, b)
 
     def group_history(self, rows: Sequence[Any]) -> list:
         """Every decision about a pair of these rows, oldest first."""
-        return review.group_history(self.config, list(rows))
+        return review.group_history(self.pipe, list(rows))
 
     def decide(self, a: Any, b: Any, *, same: bool, by: str, note: str | None = None,
                seen: int | None = None) -> list:
         """Decide a pair; `seen` the id of its latest decision the page showed (0: none):
         another made since refuses this one (sql.decisions.Conflict)."""
         try:
-            return review.decide(self.config, a, b, same=same, by=by, note=note, seen=seen)
+            return review.decide(self.pipe, a, b, same=same, by=by, note=note, seen=seen)
         finally:
             self._forget_queue()
 
     def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None,
                      seen: int | None = None) -> list:
         try:
-            return review.decide_group(self.config, rows, same=same, by=by, note=note, row=row, seen=seen)
+            return review.decide_group(self.pipe, rows, same=same, by=by, note=note, row=row, seen=seen)
         finally:
             self._forget_queue()
 
     def undo(self, by: str, act: str) -> list:
         """Undo `by`'s most recent act, when it is `act` (sql.decisions.undo)."""
         try:
-            return review.undo(self.config, by, act)
+            return review.undo(self.pipe, by, act)
         finally:
             self._forget_queue()
 

@@ -139,6 +139,7 @@ class _Read(NamedTuple):
     added: int
     changed: int
     left_out: list[LeftOut]  # rows that cannot be read as text, not among `ids`
+    marks: dict  # {row: its mark} of the rows with one, for the matters stage
 
 
 def _read(config: Config, store: Store, run: str, held: dict, on_progress: Callable[[int], None],
@@ -152,6 +153,7 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
     prints, compared = [], False
     manifest = 0
     left_out: list[LeftOut] = []
+    marks: dict = {}
 
     def filed(chunk: Chunk, first: int) -> Filed:
         done = file_chunk(store, run, config.source.table, chunk, held, first=first)
@@ -166,13 +168,14 @@ def _read(config: Config, store: Store, run: str, held: dict, on_progress: Calla
             hashes += chunk.hashes
             prints.append(chunk.fingerprints)
             log.append(chunk.fingerprints, chunk.keys, chunk.table)
+            marks.update((row, m) for row, m in zip(chunk.ids, chunk.marks) if m is not None)
             compared = compared or chunk.table is not None
     if left_out:
         on_progress(len(left_out))  # read, if not filed
     fingerprints = np.concatenate(prints) if prints else np.zeros(0, np.uint64)
     added, changed = (sum(filed.added for filed in behind.results), sum(filed.changed for filed in behind.results))
     return _Read(ids, hashes, fingerprints, log.sets("keys"), log.table() if compared else None, added, changed,
-                 left_out)
+                 left_out, marks)
 
 
 def _write_buckets(store: Store, run: str, bits: int, read: _Read) -> float:
@@ -195,7 +198,7 @@ def _store(config: Config, store: Store, result: BatchResult, read: _Read, held:
         config, store, result.run, Found(result.rows, result.ids, result.pairs, result.groups, kept.possible), bits,
         [row for row in held.rows if row not in read_ids], held,
         lambda fresh: {row: content for row, content in zip(read.ids, read.hashes) if row in fresh}, kept.token,
-        read.left_out)
+        read.left_out, read.marks)
     result.obey(live)
     forget_others(folder, kept)
     result.seconds["store"] = time.perf_counter() - start

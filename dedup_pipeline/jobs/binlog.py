@@ -43,12 +43,13 @@ import sqlalchemy as sa
 
 from .. import killpoints
 from ..config import Config, ConfigError, mask_url
+from ..pipeline import Using, config_of, holding
 from ..sql import binlog, matchtable
 from ..sql.binlog import BinlogError, Position
 from ..sql.binlogstream import (Begin, Commit, End, Event, Failed, IdColumn, LayoutError, Moved, Rows, Statement,
                                 Stream, StreamLost)
 from ..sql.source import IN_IDS, SqlSource, parse_url
-from .incremental import Incremental, open_incremental
+from .incremental import Incremental
 from .worker import FIRST_BACKOFF_S, Tally, WatchError, WatchSettings, Worker, describe
 
 log = logging.getLogger("dedup_pipeline.jobs.binlog")
@@ -131,11 +132,12 @@ class Batch:
         return len(self.rows)
 
 
-def follow(config: Config, settings: WatchSettings, handle_signals: bool = True) -> BinlogTally:
+def follow(using: Using, settings: WatchSettings, handle_signals: bool = True) -> BinlogTally:
     """Follow the configured table in the binary log until stopped (with `once`, until
-    where the log ended at the start)."""
-    _check_backend(config)
-    with SqlSource(config) as source:
+    where the log ended at the start), on the process's Pipeline (or one opened on a Config)."""
+    _check_backend(config_of(using))
+    with holding(using) as pipe:
+        config, source = pipe.config, pipe.source
         with source.errors("read the dedup tables beside"), source.engine.connect() as conn:
             matches = matchtable.reflect(conn)
             position, failed = binlog.position_table(conn), binlog.failed_table(conn)
@@ -144,15 +146,15 @@ def follow(config: Config, settings: WatchSettings, handle_signals: bool = True)
             raise WatchError(f"{mask_url(config.source.url)} has no {binlog.POSITION_TABLE}: run "
                              f"`dedup-pipeline migrate --from binlog` first, then `dedup-pipeline batch`")
         refuse_settings(config, server)
-        with open_incremental(config, source) as index:
-            index.ready()
-            follower = Follower(config, settings, source, index, matches, position, failed, server)
-            previous = follower.worker.handle_signals() if handle_signals else {}
-            try:
-                return follower.run()
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
+        index = pipe.incremental()
+        index.ready()
+        follower = Follower(config, settings, source, index, matches, position, failed, server)
+        previous = follower.worker.handle_signals() if handle_signals else {}
+        try:
+            return follower.run()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def check(config: Config) -> Position:

@@ -7,8 +7,7 @@ The store and the scheme come from the configuration; nothing here speaks MongoD
 from __future__ import annotations
 
 from collections import OrderedDict
-from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -17,9 +16,7 @@ from ..core.features import content_hash
 from ..core.decision import Decided, Verdict, id_order, obey, pair_key
 from ..core.pairs import copy_classes
 from ..core.schemes import scheme_of
-from ..sql import decisions
-from ..sql.source import SqlSource
-from ..store.index import BlockStore, Record, batched, open_store
+from ..store.index import BlockStore, Record, batched
 
 MODES = ("exists", "all")
 _CHUNK = 2000
@@ -47,21 +44,12 @@ class Match(NamedTuple):
 
 class Checked(NamedTuple):
     """What a check found: the stored rows similar to a row, and those the rule cannot
-    settle (`possible`: for a person, never duplicates); each nearest first."""
+    settle (`possible`: for a person, never duplicates); each nearest first; and the matter
+    of a row of the table checked by its id."""
 
     similar: list[Match]
     possible: list[Match]
-
-
-@contextmanager
-def open_incremental(config: Config, source: SqlSource | None = None) -> Iterator[Incremental]:
-    """The incremental index over the configured store (see `store.open_store`), obeying
-    the reviewers' decisions kept in `source` when given."""
-    with open_store(config) as store:
-        index = Incremental(store, config)
-        if source is not None:
-            index.verdicts = decisions.reader(source)
-        yield index
+    matter: Any = None  # the matter (热点事项) of the row checked, when it is in one (sql.matters.Matter)
 
 
 class Incremental:

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from ..store.index import MANIFEST_ROWS, Held, Store, batched
 from ..store.protocol import CHANGED
 from ..store.results import Behind
 from ..core.features import FeatureError, column_hashes
+from . import matters
 from .parallel import chunks_mapped, cores
 from .sketches import Kept, SketchLog, forget_others, new_token
 from .stages import (NONE, BatchResult, Chunk, Found, Live, groups_of, replay, sketch, sketcher, summary,
@@ -57,6 +58,7 @@ class Table(NamedTuple):
     changed: np.ndarray  # positions of the rows new or changed since the last batch read them
     sketched: int  # rows sketched and filed again (changed, or differing from what the store holds)
     left_out: Sequence[LeftOut] = ()  # rows that cannot be read as text, not among `ids`: as if the table had them not
+    marks: Mapping[Any, Any] = {}  # {row: its mark, None for none} of the rows sketched, for the matters stage
 
     def gone(self, kept: Kept) -> np.ndarray:
         """Positions, among the last batch's rows, of those the table no longer has."""
@@ -111,7 +113,11 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
                          left_out=list(table.left_out))
     state = Kept(new_token(), kept.log, log.slots, kept.base, table.ids, table.hashes, table.at, pairs, possible)
     removed = filing.results[-1]  # the last call made behind: the rows gone
-    result.obey(_go_live(config, store, run, found, removed, state, folder, _as_read(held, table), table.left_out))
+    found_matters = _matters(config, store, table, gone_ids)
+    seconds["matters"] = time.perf_counter() - start
+    start = time.perf_counter()
+    result.obey(_go_live(config, store, run, found, removed, state, folder, _as_read(held, table), table.left_out,
+                         found_matters))
     seconds["store"] = time.perf_counter() - start
     result.replayed = replay(config, store, result.dedup_match is not None)
     return result
@@ -126,10 +132,12 @@ def _read(config: Config, store: Store, run: str, kept: Kept, log: SketchLog, he
     spans = _spans(kept, held, _finder(kept.ids))
     ids: list = []
     hashes, was, differ, slots, left_out = [], [], [], [], []
+    marks: dict = {}
     listed = 0  # manifest documents
     for span, got in zip(spans, sketched(spans, hashed)):
         if got.sketched is not None:
             differ += [len(ids) + n for n in got.differ]
+            marks.update(zip(got.sketched.ids, got.sketched.marks))
             slots.append(log.append(got.sketched.fingerprints, got.sketched.keys, got.sketched.table))
             filing.then(store.write_manifest, run, got.sketched.ids, got.sketched.hashes, first=listed)
             listed += -(-len(got.sketched.ids) // MANIFEST_ROWS)
@@ -149,7 +157,7 @@ def _read(config: Config, store: Store, run: str, kept: Kept, log: SketchLog, he
     if differ:
         at[differ] = np.concatenate(slots)
     changed = np.flatnonzero(_where(kept.hashes, was_all, b"") != hashes_now)
-    return Table(ids, hashes_now, at, was_all, changed, len(differ), left_out)
+    return Table(ids, hashes_now, at, was_all, changed, len(differ), left_out, marks)
 
 
 class Span(NamedTuple):
@@ -420,21 +428,33 @@ def _as_read(held: Held, table: Table) -> dict:
             if n >= 0 and table.hashes[n] == content.encode()}
 
 
+def _matters(config: Config, store: Store, table: Table, gone: list) -> matters.Found | None:
+    """The matters stage: only the parts of the rows read again and gone worked out again
+    when the live batch's matters were found with these settings, else every row read for
+    them (the first batch since `migrate` made dedup_matter, or new settings); before the
+    switch and the replay, which works out again the rows changed since."""
+    live = (store.current_run() or {}).get("summary") or {}
+    with SqlSource(config) as source:
+        if live.get("matters") == matters.settings(config):
+            return matters.settle_changed(config, source, table.marks, gone)
+        return matters.find(config, source)
+
+
 def _go_live(config: Config, store: Store, run: str, found: Found, removed: int, state: Kept, folder: Path,
-             read: dict, left_out: Sequence[LeftOut]) -> Live:
+             read: dict, left_out: Sequence[LeftOut], found_matters: matters.Found | None) -> Live:
     """Write the run's pairs and groups, switch the run live on the live buckets (`removed`:
-    the rows gone it took out of the store) with the rows it left out, dedup_match with it
-    (stages.switch_live), and then the rows other writers filed that it `read` as they are
-    stored need not be read again."""
+    the rows gone it took out of the store) with the rows it left out and whether its
+    matters were found, dedup_match with it (stages.switch_live), and then the rows other
+    writers filed that it `read` as they are stored need not be read again."""
     written = write_results(config, store, run, found)
     killpoints.reached("batch.results")
     state.save(folder)  # before the switch that names it
     live = store.current_run() or {}
+    said = summary(written.found, state.token, left_out, matters.settings(config) if found_matters else "")
     dedup_match = switch_live(config, store, run, written, lambda: store.switch(
-        run, summary(written.found, state.token, left_out), live.get("bucket_bits", 0),
-        base=live.get("base") or live["run"]))
+        run, said, live.get("bucket_bits", 0), base=live.get("base") or live["run"]))
     killpoints.reached("batch.switched")
     store.adopt(config.source.table, read)
     forget_others(folder, state)
     store.reclaim()  # the generation the switch dropped, and the row documents written again
-    return Live(dedup_match, removed, written.found, written.queue)
+    return Live(dedup_match, removed, written.found, written.queue, found_matters)

@@ -28,6 +28,7 @@ from ..sql import decisions, matchtable, queue
 from ..sql.source import LeftOut, SqlSource
 from ..store.index import Held, Record, Store
 from ..core.features import content_hashes
+from . import matters
 from .incremental import Incremental
 from .worker import WatchSettings, Worker, tables
 
@@ -41,6 +42,7 @@ class Chunk(NamedTuple):
     keys: Sets
     sketches: list  # what the store keeps of each row's sketch (None for fingerprints)
     table: SketchTable | None  # what the scheme compares, for shingles (its keys are `keys`)
+    marks: list = []  # each row's mark for the matters stage (jobs/matters.py; [] when it is off)
 
     def record(self, n: int, table: str) -> Record:
         """What the store holds of row n."""
@@ -62,7 +64,7 @@ def sketch(rows: list[dict], state: tuple[Config, Scheme]) -> Chunk:
                  content_hashes(rows, config.fields, scheme.settings),
                  np.array([scheme.fingerprint(p) for p in probes], np.uint64),
                  table.keys if table else Sets.of([np.array(scheme.keys(p), np.uint64) for p in probes]),
-                 [scheme.sketch(p) for p in probes], table)
+                 [scheme.sketch(p) for p in probes], table, matters.marks_of(rows, config))
 
 
 class Filed(NamedTuple):
@@ -111,6 +113,7 @@ class BatchResult:
     rerun: bool = False  # whether only the rows changed since the last batch were sketched (rerun.py)
     queue: int | None = None  # items left for a reviewer in dedup_possible (None: the table is not there)
     left_out: list[LeftOut] = field(default_factory=list)  # rows read that cannot be read as text, in id order
+    matters: Any = None  # what the matters stage did (jobs.matters.Found; None: not run)
 
     @property
     def rows(self) -> int:
@@ -118,7 +121,7 @@ class BatchResult:
 
     def obey(self, live: Live) -> None:
         """Take what going live wrote: the pairs and groups as reviewers decided them."""
-        self.dedup_match, self.removed, self.queue = live.dedup_match, live.removed, live.queue
+        self.dedup_match, self.removed, self.queue, self.matters = live.dedup_match, live.removed, live.queue, live.matters
         self.pairs, self.groups = live.found.pairs, live.found.groups
 
     @property
@@ -149,6 +152,7 @@ class Live(NamedTuple):
     removed: int
     found: Found
     queue: int | None = None  # items in the queue (None: dedup_possible is not there)
+    matters: matters.Found | None = None  # what the matters stage did (None: no dedup_matter, or [matters] find off)
 
 
 class Obeyed(NamedTuple):
@@ -210,27 +214,38 @@ def _obey(ids: Sequence, pairs: Pairs, verdicts: dict[tuple, Verdict]) -> tuple[
 
 
 def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gone: list, held: Held,
-            filed: Callable[[set], Mapping[Any, str]], sketches: str = "", left_out: Sequence[LeftOut] = ()) -> Live:
+            filed: Callable[[set], Mapping[Any, str]], sketches: str = "", left_out: Sequence[LeftOut] = (),
+            marks: Mapping[Any, Any] | None = None) -> Live:
     """Write the run's pairs and groups, forget the rows the table no longer has (`gone`;
     `held` as store.stored gave it: before the switch, so that a kill leaves them listed for
     the next batch), switch the run live with its buckets (`bits`), the state it read
     (`sketches`: its token, sketches.py) and the rows it left out, dedup_match with it
     (`switch_live`), then fold the fresh rows the buckets now hold as they are stored
-    (`filed(rows)`: {row: content hash the run filed} of these rows)."""
+    (`filed(rows)`: {row: content hash the run filed} of these rows), and find the matters
+    from the `marks` of the rows read (None: read the table for them)."""
     table = config.source.table
     written = write_results(config, store, run, found)
     killpoints.reached("batch.results")
     removed = store.remove_gone(table, gone, held.rows)
     killpoints.reached("batch.removed")
-    dedup_match = switch_live(config, store, run, written,
-                              lambda: store.switch(run, summary(written.found, sketches, left_out), bits))
+    settled = settle_matters(config, marks)
+    said = summary(written.found, sketches, left_out, matters.settings(config) if settled else "")
+    dedup_match = switch_live(config, store, run, written, lambda: store.switch(run, said, bits))
     killpoints.reached("batch.switched")
     trim()
     fresh = store.fresh(table)
     store.fold(table, filed(fresh) if fresh else {})
     store.clear_removed(held.removed)
     store.reclaim()  # the generations the switch dropped
-    return Live(dedup_match, removed, written.found, written.queue)
+    return Live(dedup_match, removed, written.found, written.queue, settled)
+
+
+def settle_matters(config: Config, marks: Mapping[Any, Any] | None) -> matters.Found | None:
+    """The matters stage (jobs/matters.py) from the marks of every row the run read (None:
+    the table read for them), before the switch and the replay: a row changed since the run
+    read it is among those `replay` works out again."""
+    with SqlSource(config) as source:
+        return matters.find(config, source) if marks is None else matters.settle_all(config, source, marks)
 
 
 class Written(NamedTuple):
@@ -279,12 +294,14 @@ def _live_run(store: Store) -> str | None:
         return None
 
 
-def summary(found: Found, sketches: str, left_out: Sequence[LeftOut] = ()) -> dict[str, Any]:
-    """What the live pointer says of a run: its figures, the state it read (`sketches`), and
-    the rows it left out, if any, the first LEFT_OUT_NAMED of them named."""
+def summary(found: Found, sketches: str, left_out: Sequence[LeftOut] = (), matters_by: str = "") -> dict[str, Any]:
+    """What the live pointer says of a run: its figures, the state it read (`sketches`), the
+    rows it left out, if any, the first LEFT_OUT_NAMED of them named, and the settings its
+    matters were found with (`matters_by`, jobs.matters.settings; none: not found)."""
     left = {"left_out": len(left_out), "left_out_first": [list(row) for row in left_out[:LEFT_OUT_NAMED]]}
     return {"rows": found.rows, "pairs": len(found.pairs[0]), "groups": len(found.groups),
-            "rows_with_similar": sum(len(g) for g in found.groups), "sketches": sketches, **(left if left_out else {})}
+            "rows_with_similar": sum(len(g) for g in found.groups), "sketches": sketches,
+            **(left if left_out else {}), **({"matters": matters_by} if matters_by else {})}
 
 
 LEFT_OUT_NAMED = 5  # rows left out that a batch names (in the live pointer, `status`, the summary)

@@ -33,37 +33,37 @@ from __future__ import annotations
 import logging
 import signal
 
-from ..config import Config
 from ..masking import mask_url
-from ..sql.source import SqlSource
-from .incremental import open_incremental
+from ..pipeline import Using, config_of, holding
 from .worker import (ERROR_CHARS, FIRST_BACKOFF_S, OUTBOX_TABLE, Entry, Tally, WatchError,  # noqa: F401  (watch.X, as before)
                      WatchSettings, Worker, describe, pending_count, tables)
 
 log = logging.getLogger("dedup_pipeline.jobs.watch")
 
 
-def watch(config: Config, settings: WatchSettings, handle_signals: bool = True) -> Tally:
-    """Run a worker until stopped (or, with `once`, until the outbox is drained); with
-    `[watch] changes = "binlog"` (`--from binlog`), the worker of binlog.py, which follows
-    the server's binary log instead of the outbox."""
-    if config.watch.changes == "binlog":
+def watch(using: Using, settings: WatchSettings, handle_signals: bool = True) -> Tally:
+    """Run a worker until stopped (or, with `once`, until the outbox is drained), on the
+    process's Pipeline (or one opened on a Config); with `[watch] changes = "binlog"`
+    (`--from binlog`), the worker of binlog.py, which follows the server's binary log
+    instead of the outbox."""
+    if config_of(using).watch.changes == "binlog":
         from .binlog import follow
 
-        return follow(config, settings, handle_signals)
-    with SqlSource(config) as source:
+        return follow(using, settings, handle_signals)
+    with holding(using) as pipe:
+        config, source = pipe.config, pipe.source
         worker_tables = tables(source)
         if worker_tables[0] is None:
             raise WatchError(f"{mask_url(config.source.url)} has no {OUTBOX_TABLE}: run `dedup-pipeline migrate` "
                              f"first (or, set up with `migrate --from binlog`, `dedup-pipeline watch --from binlog`)")
-        with open_incremental(config, source) as index:
-            index.ready()
-            worker = Worker(config, settings, source, index, worker_tables)
-            previous = worker.handle_signals() if handle_signals else {}
-            log.info("watching %s in %s as %s (batch size %d, poll %.3f s)", config.source.table,
-                     mask_url(config.source.url), worker.name, settings.batch_size, settings.poll)
-            try:
-                return worker.run()
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
+        index = pipe.incremental()
+        index.ready()
+        worker = Worker(config, settings, source, index, worker_tables)
+        previous = worker.handle_signals() if handle_signals else {}
+        log.info("watching %s in %s as %s (batch size %d, poll %.3f s)", config.source.table,
+                 mask_url(config.source.url), worker.name, settings.batch_size, settings.poll)
+        try:
+            return worker.run()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)

@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from . import matches
+from . import matches, matters
 from .. import killpoints
 
 from ..sql import matchtable
@@ -210,6 +210,7 @@ class Worker:
         absent = [i for i in row_ids if i not in present]
         found = matchtable.SqlMatches(conn, self.matches, matchtable.INCREMENTAL, self.config.source.table)
         done = matches.apply(self.index, found, present, absent)
+        matters.follow(conn, self.config, present, absent)
         self.index.store.sync()  # before the entries are marked done: a MongoDB crash loses nothing
         return Tally(rows=len(row_ids), added=done.added, removed=done.removed, matched=done.matched)
 

@@ -16,12 +16,13 @@ from ..core.pairs import groups_of
 from ..sql import decisions
 from ..sql.queue import audit, open_items
 from ..sql.source import SqlSource
-from ..store.index import StoreError, open_store
+from ..errors import StoreError
+from ..pipeline import Using, config_of, sourced, stored
 
 
-def _load(config: Config) -> tuple[dict[str, Any], list[tuple], list[list]]:
+def _load(using: Using) -> tuple[dict[str, Any], list[tuple], list[list]]:
     """The live run's pointer, pairs and groups, all of one generation."""
-    with open_store(config) as store:
+    with stored(using) as store:
         run = store.current_run()
         if run is None:
             raise StoreError("no batch results yet: run `dedup-pipeline batch` first")
@@ -82,50 +83,71 @@ def _review(config: Config, source: SqlSource, found: Obeyed, run: str, pairs: l
                         for pair, v in found.verdicts.items()})
 
 
-def _data(config: Config, run: dict[str, Any], pairs: list[tuple], groups: list[list],
+def _data(using: Using, run: dict[str, Any], pairs: list[tuple], groups: list[list],
           with_rows: bool = True, review: bool = False) -> ReportData:
     """What a report shows: the pairs and groups as reviewers decided them, the rows in
-    them (`with_rows`), and what the reviewers decided (`review`)."""
+    them (`with_rows`), and what the reviewers decided and the matters (`review`: the HTML report)."""
+    from ..sql.matters import matters
+
     rows: dict[Any, dict] = {}
-    with SqlSource(config) as source:
+    config = config_of(using)
+    with sourced(using) as source:
         found = obeyed(source, pairs)
         groups = regrouped(groups, pairs, found)
-        if with_rows:
-            for row in source.rows_by_id(rid for g in groups for rid in g):
-                rows[row[config.source.id_column]] = row
         seen = _review(config, source, found, run["run"], pairs) if review else None
+        shown = matters(source)[:MATTERS_SHOWN] if review else []
+        if with_rows:
+            wanted = [rid for g in groups for rid in g] + [rid for m in shown for rid in m.rows]
+            for row in source.rows_by_id(wanted):
+                rows[row[config.source.id_column]] = row
     fields = config.fields
     return ReportData(
         rows=rows, pairs=found.pairs, groups=groups, computed_at=run["finished_at"], settings=run["settings"],
         rows_scanned=run["summary"]["rows"], date_column=config.report.date_column or None,
         category_column=config.report.category_column or None,
         text_column=next((f.name for f in fields if f.role == "long"), None),
-        short_columns=[f.name for f in fields if f.role == "short"], review=seen)
+        short_columns=[f.name for f in fields if f.role == "short"], review=seen, matters=shown)
 
 
-def export(config: Config, path: str, fmt: str, want_groups: bool, possible: bool = False) -> int:
+MATTERS_SHOWN = 200  # matters the HTML report is given, the largest first (it shows the largest and fastest-growing)
+
+
+def export(using: Using, path: str, fmt: str, want_groups: bool, possible: bool = False) -> int:
     """Write the pairs ({a, b, distance, status}: as reviewers decided them, `obeyed`),
     the groups (one line per row, likewise) or the queue's open items (`possible`: {item,
     kind, rows, distance}, never pairs) as jsonl or csv."""
     write = write_csv if fmt == "csv" else write_jsonl
     if possible:
-        with SqlSource(config) as source:
+        with sourced(using) as source:
             items = open_items(source)
         return write(path, (["item", "kind", "rows", "distance"],
                             [(i.rows[0], i.kind, " ".join(map(str, i.rows)) if fmt == "csv" else i.rows, i.distance)
                              for i in items]))
-    run, pairs, groups = _load(config)
+    run, pairs, groups = _load(using)
     if not want_groups:
-        with SqlSource(config) as source:
+        with sourced(using) as source:
             found = obeyed(source, pairs)
         return write(path, (["a", "b", "distance", "status"],
                             [(a, b, d, CONFIRMED if (a, b) in found.confirmed else AUTO) for a, b, d in found.pairs]))
-    data = _data(config, run, pairs, groups, with_rows=fmt == "csv")
-    return write(path, groups_table(data, [f.name for f in config.fields] if fmt == "csv" else []))
+    data = _data(using, run, pairs, groups, with_rows=fmt == "csv")
+    return write(path, groups_table(data, [f.name for f in config_of(using).fields] if fmt == "csv" else []))
 
 
-def write_html_report(config: Config, path: str, lang: str) -> None:
+def export_matters(using: Using, path: str, fmt: str) -> int:
+    """Write the matters (sql.matters.matters: the largest first), one line each: {matter,
+    rows, object, problem, people, first, last} as jsonl or csv (rows space-separated)."""
+    from ..sql.matters import matters
+
+    write = write_csv if fmt == "csv" else write_jsonl
+    with sourced(using) as source:
+        found = matters(source)
+    return write(path, (["matter", "rows", "object", "problem", "people", "first", "last"],
+                        [(m.matter, " ".join(map(str, m.rows)) if fmt == "csv" else m.rows, m.object, m.problem,
+                          m.people, m.first.isoformat(), m.last.isoformat()) for m in found]))
+
+
+def write_html_report(using: Using, path: str, lang: str) -> None:
     """The admin report of the live run, as reviewers decided it, in `lang` (zh, en)."""
-    run, pairs, groups = _load(config)
+    run, pairs, groups = _load(using)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(render_html(_data(config, run, pairs, groups, review=True), lang=lang))
+        f.write(render_html(_data(using, run, pairs, groups, review=True), lang=lang))

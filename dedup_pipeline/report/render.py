@@ -41,6 +41,11 @@ ALIGN_CELLS = 20_000 * 20_000  # characters of one text by the other's that diff
 STRAY_RUN = 3  # a shared run this short between longer changes is marked as part of them
 TOP_CATEGORIES = 12
 SIZE_BINS = [(2, 2), (3, 3), (4, 4), (5, 5), (6, 10), (11, 20), (21, 50), (51, 100), (101, None)]
+MATTERS_SHOWN = 20  # the largest matters (热点事项) on the page; `report --matters` exports all
+GROWING_SHOWN = 10  # the fastest-growing matters on the page
+GROWTH_DAYS = 14  # a matter grows by its rows of the last GROWTH_DAYS days against the GROWTH_DAYS before
+MATTER_ROWS_OPEN = 5  # a matter's rows are listed open up to this many, collapsed beyond
+MATTER_TEXT = 160  # characters of a matter row's text shown
 
 Table = tuple[list[str], Iterable[Sequence[Any]]]  # header, rows: what the exports write
 
@@ -74,7 +79,9 @@ class ReportData:
     are ignored); `groups` of fewer than two rows are ignored; `labels` gives display
     names for columns (e.g. {"title": "标题"}). `pairs` are as reviewers decided them: a
     pair a reviewer made that the rule does not has distance NOT_MEASURED; `review` says
-    what they decided (None: no review section, as before `migrate` made dedup_decision)."""
+    what they decided (None: no review section, as before `migrate` made dedup_decision).
+    `matters` are the 热点事项 (sql.matters.Matter: matter, rows in day order, object, problem,
+    people, first, last), their rows in `rows` too; none: no matters section."""
 
     rows: Mapping[Any, Mapping[str, Any]]
     pairs: Sequence[tuple[Any, Any, float]]
@@ -88,6 +95,7 @@ class ReportData:
     short_columns: Sequence[str] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     review: Review | None = None
+    matters: Sequence = ()
 
 
 LABELS = {
@@ -121,6 +129,22 @@ LABELS = {
         "no_decisions": "尚无审核决定。", "same": "相同", "different": "不同",
         "confirmed_by": "已确认（{name}）", "by_reviewer": "人工确认", "stale_mark": "决定已过期",
         "note": "：{note}", "more_stale": "另有 {n} 个", "decided_as": "{verdict}（{by}）",
+        "matters": "热点事项",
+        "matters_note": "热点事项：至少两位不同的人就同一个对象（一栋楼、一个小区、一家公司、一处工地、一个路口、"
+                        "一段路……）反映同一个问题的行，各用各的话{within}。同一人的重复反映只算一人。共 {n} 个事项。",
+        "within_days": "；相邻两行相隔不超过 {n} 天，隔得更久就是另一个事项",
+        "within": "；相邻两行相隔不超过设定的天数（[matters] window_days）",
+        "largest_matters": "规模最大", "largest_rule": "按人数、再按行数排序的前 {shown} 个（共 {n} 个）。",
+        "growing_matters": "增长最快",
+        "growing_rule": "近 {days} 天（{recent_from} 至 {end}）的行数比此前 {days} 天（{previous_from} 至 "
+                        "{previous_to}）多出最多的 {top} 个事项；只列有增长的。",
+        "no_growing": "没有事项的行数在近 {days} 天比此前 {days} 天多。",
+        "matter_id": "事项编号", "span": "时间",
+        "growth": "近 {days} 天 / 此前 {days} 天", "growth_of": "{recent} / {previous}（+{up}）",
+        "growth_line": "近 {days} 天 / 此前 {days} 天：{growth}",
+        "per_week": "每周行数", "per_month": "每月行数", "rows_of": "{n} 行", "people_of": "{n} 人",
+        "earlier_rows": "更早的 {n} 行未显示（report --matters 导出全部）", "shown_above": "行与图表见上文",
+        "matters_nav": "跳到：",
     },
     "en": {
         "html_lang": "en", "title": "Duplicate petitions report", "summary": "Summary",
@@ -155,7 +179,54 @@ LABELS = {
         "no_decisions": "No decisions yet.", "same": "same", "different": "different",
         "confirmed_by": "confirmed by {name}", "by_reviewer": "confirmed", "stale_mark": "decision stale",
         "note": ": {note}", "more_stale": "{n} more", "decided_as": "{verdict} ({by})",
+        "matters": "Matters (热点事项)",
+        "matters_note": "A matter: rows of at least two different people naming one object (a building, a "
+                        "compound, a company, a site, an intersection, a stretch of road, …) and one problem, "
+                        "each in their own words{within}; one person's re-submissions count once. {n} matters.",
+        "within_days": ", each row within {n} days of the one before it (a longer gap starts another matter)",
+        "within": ", each row within a window of days ([matters] window_days) of the one before it",
+        "largest_matters": "Largest", "largest_rule": "The {shown} largest by people, then rows (of {n}).",
+        "growing_matters": "Fastest-growing",
+        "growing_rule": "The {top} matters whose rows of the last {days} days ({recent_from} to {end}) exceed "
+                        "those of the {days} days before ({previous_from} to {previous_to}) the most; only "
+                        "matters that grew.",
+        "no_growing": "No matter has more rows in the last {days} days than in the {days} before.",
+        "matter_id": "Matter", "span": "Dates",
+        "growth": "Last {days} days / {days} before", "growth_of": "{recent} / {previous} (+{up})",
+        "growth_line": "Last {days} days / {days} before: {growth}",
+        "per_week": "Rows per week", "per_month": "Rows per month", "rows_of": "{n} rows",
+        "people_of": "{n} people",
+        "earlier_rows": "{n} earlier rows not shown (report --matters exports them all)",
+        "shown_above": "rows and chart above", "matters_nav": "Go to:",
     },
+}
+
+
+# The kinds of object a matter is about (core.objects: the key's text before its first ":").
+OBJECT_KINDS = {
+    "zh": {"building": "楼栋", "compound": "小区", "company": "公司", "site": "工地", "junction": "路口",
+           "stretch": "路段", "road": "道路", "stop": "公交站", "school": "学校", "market": "市场", "shop": "商铺"},
+    "en": {"building": "Building", "compound": "Compound", "company": "Company", "site": "Site",
+           "junction": "Intersection", "stretch": "Stretch of road", "road": "Road", "stop": "Bus stop",
+           "school": "School", "market": "Market", "shop": "Shop"},
+}
+# The problems a matter is about, by their names in data/matter-problems-zh.txt; a name not
+# here is shown as it is.
+PROBLEMS = {
+    "zh": {"heating": "供暖", "lift": "电梯", "leak": "漏水", "water": "停水供水", "power": "停电供电",
+           "gas": "燃气", "wages": "欠薪", "insurance": "社保", "refund": "退费", "dust": "扬尘", "noise": "噪音",
+           "fumes": "油烟", "signal": "信号灯", "flooding": "积水", "streetlight": "路灯", "potholes": "路面破损",
+           "stop": "站台设施", "bus": "公交班次线路", "fees": "乱收费", "food": "食品安全", "stalls": "占道摆摊",
+           "weight": "缺斤短两", "built": "违章建筑", "charging": "电动车充电", "traffic": "交通拥堵",
+           "sewage": "污水下水道", "garbage": "垃圾", "parking": "停车", "property": "物业"},
+    "en": {"heating": "heating", "lift": "lifts", "leak": "leaks", "water": "water supply", "power": "power supply",
+           "gas": "gas", "wages": "unpaid wages", "insurance": "social insurance", "refund": "refunds",
+           "dust": "dust", "noise": "noise", "fumes": "cooking fumes", "signal": "traffic lights",
+           "flooding": "flooding", "streetlight": "street lights", "potholes": "road surface", "stop": "bus stop",
+           "bus": "bus service", "fees": "fees", "food": "food safety", "stalls": "street stalls",
+           "weight": "short weight", "built": "illegal building", "charging": "e-bike charging",
+           "traffic": "traffic jams", "sewage": "sewage", "garbage": "garbage", "parking": "parking",
+           "property": "property management"},
 }
 
 
@@ -176,6 +247,7 @@ def render_html(data: ReportData, lang: str = "zh", top: int = 200) -> str:
         t=t, summary=_summary(data, groups), review=_review_view(data.review, t),
         settings=_settings_view(data.settings),
         charts=_charts(data, groups, days, t), columns=_column_names(data),
+        matters=_matters_section(data, t, lang), growth_days=GROWTH_DAYS,
         groups=[_group_view(data, n, ids, days, within.get(n, []), t) for n, ids in shown],
         index=index, categories=sorted({c for g in index for c in g["cats"]}),
         has_dates=bool(data.date_column), more=len(groups) - len(shown), top=top,
@@ -426,8 +498,10 @@ def _ticks(top: int) -> list[int]:
     return list(range(0, int(step * math.ceil(top / step)) + 1, step))
 
 
-def column_chart(title: str, items: list[tuple[str, int]], width: int = 560, height: int = 240) -> dict[str, Any]:
-    """Geometry of a vertical bar chart; the template draws it as SVG."""
+def column_chart(title: str, items: list[tuple[str, int]], width: int = 560, height: int = 240,
+                 fixed: bool = False) -> dict[str, Any]:
+    """Geometry of a vertical bar chart; the template draws it as SVG, as wide as its box
+    or (`fixed`) at `width` pixels at most."""
     left, right, top_pad, bottom = 48, 8, 16, 46
     plot_w, plot_h = width - left - right, height - top_pad - bottom
     ticks = _ticks(max((n for _, n in items), default=0))
@@ -441,7 +515,7 @@ def column_chart(title: str, items: list[tuple[str, int]], width: int = 560, hei
     grid = [{"y": top_pad + plot_h - v * scale, "value": v} for v in ticks]
     return {"kind": "columns", "title": title, "width": width, "height": height, "bars": bars,
             "grid": grid, "left": left, "right": width - right, "base": top_pad + plot_h,
-            "show_values": len(items) <= 16, "rotate": len(items) > 8, "empty": not items}
+            "show_values": len(items) <= 16, "rotate": len(items) > 8, "empty": not items, "fixed": fixed}
 
 
 def bar_chart(title: str, items: list[tuple[str, int]], width: int = 560) -> dict[str, Any]:
@@ -453,6 +527,164 @@ def bar_chart(title: str, items: list[tuple[str, int]], width: int = 560) -> dic
             for i, (label, n) in enumerate(items)]
     return {"kind": "bars", "title": title, "width": width, "height": max(8 + len(items) * row + 8, 60),
             "bars": bars, "left": left, "empty": not items}
+
+
+# ---------------------------------------------------------------- matters (热点事项)
+
+def _matters_section(data: ReportData, t: Mapping[str, str], lang: str) -> dict[str, Any] | None:
+    """The 热点事项 section: the largest matters and the fastest-growing, each as a card
+    (a growing one already among the largest as a line pointing to its card); None: no matters."""
+    if not data.matters:
+        return None
+    days = [[_day(data.rows.get(rid, {}).get(data.date_column)) if data.date_column else None for rid in m.rows]
+            for m in data.matters]
+    end = max([data.computed_at.date(), *(d for ds in days for d in ds if d)])
+    growth = [_growth(ds, end) for ds in days]
+    largest = largest_matters(data.matters)[:MATTERS_SHOWN]
+    growing = fastest_growing(growth)[:GROWING_SHOWN]
+    cards = {k: _matter_view(data, k, days[k], growth[k], t, lang) for k in {*largest, *growing}}
+    window = _window_days(data.settings)
+    return {
+        "note": t["matters_note"].format(n=f"{len(data.matters):,}", within=t["within_days"].format(n=window)
+                                         if window else t["within"]),
+        "largest_rule": t["largest_rule"].format(shown=len(largest), n=f"{len(data.matters):,}"),
+        "growing_rule": _growing_rule(end, t),
+        "largest": [cards[k] for k in largest], "growing": [(cards[k], k in largest) for k in growing],
+        "dated": bool(data.date_column),
+    }
+
+
+def largest_matters(matters: Sequence) -> list[int]:
+    """The positions of `matters`, the largest first: by people, then rows, then as given."""
+    return sorted(range(len(matters)), key=lambda k: (-matters[k].people, -len(matters[k].rows), k))
+
+
+def fastest_growing(growth: Sequence[tuple[int, int]]) -> list[int]:
+    """The positions of the matters that grew ((recent rows, previous rows) each), the
+    largest increase first, then the most recent rows, then as given."""
+    grew = [k for k, (recent, previous) in enumerate(growth) if recent > previous]
+    return sorted(grew, key=lambda k: (growth[k][1] - growth[k][0], -growth[k][0], k))
+
+
+def _growth(days: Iterable[dt.date | None], end: dt.date) -> tuple[int, int]:
+    """(rows of the GROWTH_DAYS days up to `end`, rows of the GROWTH_DAYS days before those)."""
+    ages = [(end - d).days for d in days if d]
+    return (sum(0 <= a < GROWTH_DAYS for a in ages), sum(GROWTH_DAYS <= a < 2 * GROWTH_DAYS for a in ages))
+
+
+def _growing_rule(end: dt.date, t: Mapping[str, str]) -> str:
+    """The fastest-growing rule as the page says it, with its dates (`end`: the report's
+    date, or the last row's when later)."""
+    def back(days: int) -> str:
+        return (end - dt.timedelta(days=days)).isoformat()
+    return t["growing_rule"].format(days=GROWTH_DAYS, end=end.isoformat(), recent_from=back(GROWTH_DAYS - 1),
+                                    previous_from=back(2 * GROWTH_DAYS - 1), previous_to=back(GROWTH_DAYS),
+                                    top=GROWING_SHOWN)
+
+
+def _window_days(settings: Mapping[str, Any]) -> int | None:
+    """The matters' window of days the run was made with ([matters] window_days), if it says."""
+    matters = settings.get("matters")
+    window = matters.get("window_days") if isinstance(matters, Mapping) else None
+    return window if isinstance(window, int) and not isinstance(window, bool) else None
+
+
+def _matter_view(data: ReportData, position: int, days: list[dt.date | None], growth: tuple[int, int],
+                 t: Mapping[str, str], lang: str) -> dict[str, Any]:
+    """One matter as its card shows it: what and where, its figures, its rows per week and
+    its latest rows (day order)."""
+    matter = data.matters[position]
+    kind, name = object_text(_text(matter.object), lang)
+    members = list(matter.rows)
+    shown = members[-MAX_ROWS_SHOWN:]
+    first, last = _iso(matter.first), _iso(matter.last)
+    recent, previous = growth
+    return {
+        "n": position + 1, "id": _text(matter.matter), "kind": kind, "name": name,
+        "problem": problem_text(_text(matter.problem), lang), "people": matter.people, "size": len(members),
+        "span": f"{first} – {last}" if first != last else first,
+        "growth": t["growth_of"].format(recent=recent, previous=previous, up=recent - previous)
+        if recent > previous else f"{recent} / {previous}",
+        "chart": _matter_chart([d for d in days if d], t),
+        "rows": [_matter_row(data, rid) for rid in shown], "earlier": len(members) - len(shown),
+        "collapsed": len(members) > MATTER_ROWS_OPEN,
+    }
+
+
+def _iso(value: Any) -> str:
+    """A day as ISO text (2025-03-01); another value as it is."""
+    day = _day(value)
+    return day.isoformat() if day else _text(value)
+
+
+def _matter_row(data: ReportData, rid: Any) -> dict[str, Any]:
+    """A matter's row as its card lists it: id, date, the short columns and the text's start."""
+    row = data.rows.get(rid, {})
+    text = _text(row.get(data.text_column or "")).strip()
+    return {"id": str(rid), "date": _when(row.get(data.date_column or "")),
+            "short": [_text(row.get(c)) for c in data.short_columns],
+            "text": text if len(text) <= MATTER_TEXT else text[:MATTER_TEXT] + "…"}
+
+
+def _matter_chart(days: list[dt.date], t: Mapping[str, str]) -> dict[str, Any] | None:
+    """A matter's rows per week (Monday to Sunday) from its first row's week to its last's,
+    per month past a year; None without dated rows. About 36 pixels a column, so that a
+    matter of two weeks is not two wide slabs."""
+    if not days:
+        return None
+    monday = min(days) - dt.timedelta(days=min(days).weekday())
+    weeks = (max(days) - monday).days // 7 + 1
+    if weeks > 53:
+        items, title = _by_month({k: d for k, d in enumerate(days)}), t["per_month"]
+    else:
+        counts = Counter((d - monday).days // 7 for d in days)
+        items = [((monday + dt.timedelta(weeks=w)).strftime("%m-%d"), counts[w]) for w in range(weeks)]
+        title = t["per_week"]
+    return column_chart(title, items, width=min(440, max(110, 56 + 36 * len(items))), height=150, fixed=True)
+
+
+def object_text(key: str, lang: str = "zh") -> tuple[str, str]:
+    """An object's key (core.matters) as (kind, name) to read: building:春华佳园#6 is (楼栋,
+    春华佳园6号楼); a key of no known kind is ("", the key)."""
+    kind, colon, name = key.partition(":")
+    if not colon or kind not in OBJECT_KINDS[lang]:
+        return "", key
+    zh = lang == "zh"
+    if kind == "building":
+        compound, _, number = name.partition("#")
+        if not number:
+            return OBJECT_KINDS[lang][kind], compound
+        if zh:
+            return OBJECT_KINDS[lang][kind], compound + (f"{number}号楼" if number.isdigit() else f"{number}座")
+        return OBJECT_KINDS[lang][kind], f"{compound}, building {number}"
+    if kind == "company":
+        named, _, district = name.partition("@")
+        brand, _, trade = named.partition("/")
+        where = (f"（{district}）" if zh else f" ({district})") if district else ""
+        return OBJECT_KINDS[lang][kind], brand + trade + where
+    if kind == "junction" and "+" in name:
+        a, _, b = name.partition("+")
+        return OBJECT_KINDS[lang][kind], f"{a}与{b}" if zh else f"{a} & {b}"
+    if kind == "stretch" and ":" in name:
+        return OBJECT_KINDS[lang][kind], _stretch_text(name, zh)
+    return OBJECT_KINDS[lang][kind], name
+
+
+def _stretch_text(name: str, zh: bool) -> str:
+    """A stretch's key as words: 人民路:和平路-解放路 is 人民路（和平路至解放路）; 人民路:北段
+    is 人民路北段; 人民路:和平路 is 人民路（和平路段）."""
+    road, _, part = name.partition(":")
+    if "-" in part:
+        a, _, b = part.partition("-")
+        return f"{road}（{a}至{b}）" if zh else f"{road} ({a} to {b})"
+    if len(part) == 2 and part.endswith("段"):
+        return road + part if zh else f"{road} {part}"
+    return f"{road}（{part}段）" if zh else f"{road} (near {part})"
+
+
+def problem_text(problem: str, lang: str = "zh") -> str:
+    """A problem's name (heating) as the report's language says it (供暖); an unknown one as it is."""
+    return PROBLEMS[lang].get(problem, problem)
 
 
 # ---------------------------------------------------------------- groups

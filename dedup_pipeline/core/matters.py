@@ -1,0 +1,501 @@
+"""Matters (热点事项, issue 52): rows of different people about one concrete object, one problem,
+in one episode.
+
+A row contributes a Mark (its object's canonical key, its problem, its day, its person) or
+nothing (no concrete object, no problem, or a question about a rule). The problem is read by
+a vocabulary of literal phrases (data/matter-problems-zh.txt), found in one scan of a text.
+Two marks are linked (`linked`, the one pairwise decision) when they raise one problem, are at
+most `window` days apart and name one object (`same_object`: equal keys, or names that differ
+only as writers vary them: 龙苑 / 龙苑名苑, 永兴 / 江城永兴物流); every pair that may be linked
+shares a link key (`link_keys`: the object's block and the problem), so a store finds a new
+row's candidates by key. Matters are the connected parts of the links holding at least two
+distinct people: adding rows one at a time, in any order, gives exactly the batch's partition
+(`matters_of` finds the same parts without comparing every pair of a block).
+
+The default window is 30 days: a hotline case is answered within 15 working days (about
+three weeks), so a month in which nobody raised the object's problem means the case was
+closed; the same complaint after that (next winter's heating) is a new episode.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache, cached_property, lru_cache
+from importlib import resources
+from typing import NamedTuple
+
+from dedup_pipeline.core.objects import (
+    Found,
+    address_building,
+    building_after,
+    clean,
+    compound_stem,
+    compounds,
+    objects_in,
+    trade_split,
+)
+
+WINDOW_DAYS = 30
+READING = 2                 # bump when objects.py or the reading here changes what marks a row gets
+BUILDING_NEAR = 24          # a building number counts when named this many characters after the compound
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One way a problem is said: a literal (`then` empty), or one of `first` followed within
+    `gap` characters, in one clause, by one of `then`."""
+    first: tuple[str, ...]
+    then: tuple[str, ...] = ()
+    gap: int = 0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem category: its name, the object kinds it can be about, its phrases; a
+    general one (the property company's service) is the problem only when no other is raised."""
+    name: str
+    kinds: frozenset[str]
+    phrases: tuple[Phrase, ...]
+    general: bool = False
+    order: tuple[str, ...] = ()     # the kinds as listed: the first named wins (a market over its road)
+
+
+class Mark(NamedTuple):
+    """What one row contributes to the matters: the object's key, the problem, the day
+    (a proleptic ordinal) and the person who wrote it."""
+    object: str
+    problem: str
+    day: int
+    person: str
+
+
+class Reading(NamedTuple):
+    """What was read in a row, for `explain`: the mark (None when the row makes none), where
+    the object was found ("text", "text+address" or "address"), and why there is no mark."""
+    mark: Mark | None
+    source: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The problems in their order of priority, `policy` (a question about a rule) apart, and
+    an index of every literal, for a single scan of a text: `starts` (a literal's first two
+    characters -> the literals, longest first), `uses` (literal -> the (problem, phrase)
+    positions whose first side it is; problem len(problems) is `policy`), `pairs` (finds each
+    two characters a literal may start with, overlapping) and `singles` (one-character literals)."""
+    problems: tuple[Problem, ...]
+    policy: Problem | None
+    starts: dict[str, tuple[str, ...]]
+    uses: dict[str, tuple[tuple[int, int], ...]]
+    pairs: re.Pattern
+    singles: re.Pattern
+
+
+GAPS = {"+": 8, "^": 2}
+_NOT_DIGIT = re.compile(r"\D")
+_ASKS = re.compile("咨询|请问|想问|问一下|怎么|如何")          # asking how a rule works (not 能不能管管？)
+_CLAUSE_END = re.compile("[，。！？；,.!?;]")
+
+
+@cache
+def problems() -> Vocabulary:
+    """The bundled problem vocabulary (data/matter-problems-zh.txt)."""
+    text = resources.files("dedup_pipeline").joinpath("data/matter-problems-zh.txt").read_text("utf-8")
+    return vocabulary_of(text)
+
+
+def _rules() -> str:
+    """What marks are read by: the reading's version and the bundled vocabulary's digest (a
+    store re-marks its rows when this changes)."""
+    text = resources.files("dedup_pipeline").joinpath("data/matter-problems-zh.txt").read_bytes()
+    return f"{READING}-{hashlib.blake2b(text, digest_size=4).hexdigest()}"
+
+
+RULES = _rules()
+
+
+def vocabulary_of(text: str) -> Vocabulary:
+    """A vocabulary from lines `name<TAB>kinds<TAB>phrases` (a name starting with ~: general)."""
+    phrasings: dict[str, list[Phrase]] = {}
+    kinds: dict[str, tuple[str, ...]] = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, of, said = line.split("\t")
+        phrasings.setdefault(name, []).extend(phrase_of(p) for p in said.split())
+        kinds[name] = tuple(k for k in of.split(",") if k != "-")
+    every = [Problem(n.lstrip("~"), frozenset(kinds[n]), tuple(ps), n.startswith("~"), kinds[n])
+             for n, ps in phrasings.items()]
+    found = tuple(p for p in every if p.name != "policy")
+    policy = next((p for p in every if p.name == "policy"), None)
+    starts: dict[str, set[str]] = {}
+    uses: dict[str, list[tuple[int, int]]] = {}
+    for i, problem in enumerate((*found, policy) if policy else found):
+        for k, phrase in enumerate(problem.phrases):
+            for literal in (*phrase.first, *phrase.then):
+                starts.setdefault(literal[:2], set()).add(literal)
+            for literal in phrase.first:
+                uses.setdefault(literal, []).append((i, k))
+    firsts = "".join(sorted({k[0] for k in starts if len(k) == 2}))
+    singles = "".join(sorted(k for k in starts if len(k) == 1))
+    return Vocabulary(found, policy, {c: tuple(sorted(ls, key=len, reverse=True)) for c, ls in starts.items()},
+                      {lit: tuple(at) for lit, at in uses.items()},
+                      re.compile(f"(?=([{re.escape(firsts)}].))"),
+                      re.compile(f"[{re.escape(singles)}]" if singles else "(?!)"))
+
+
+def phrase_of(text: str) -> Phrase:
+    """暖气 -> a literal; 拖欠/没发+工资 -> 拖欠 or 没发, then within 8 characters 工资."""
+    for joint, gap in GAPS.items():
+        if joint in text:
+            first, then = text.split(joint)
+            return Phrase(tuple(first.split("/")), tuple(then.split("/")), gap)
+    return Phrase(tuple(text.split("/")))
+
+
+def person_of(row: Mapping) -> str:
+    """Who wrote a row: the phone's digits, else the name and the address."""
+    digits = _NOT_DIGIT.sub("", str(row.get("phone") or ""))
+    if len(digits) >= 7:
+        return digits[2:] if len(digits) == 13 and digits.startswith("86") else digits   # +86 138…
+    return f"{(row.get('name') or '').strip()}|{clean(str(row.get('address') or ''))}"
+
+
+def day_of(created: object) -> int:
+    """A date, datetime or 'YYYY-MM-DD…' string as a day number."""
+    if isinstance(created, dt.datetime):
+        return created.date().toordinal()
+    if isinstance(created, dt.date):
+        return created.toordinal()
+    return dt.date.fromisoformat(str(created)[:10]).toordinal()
+
+
+def said(text: str, vocabulary: Vocabulary) -> set[tuple[int, int]]:
+    """The (problem, phrase) positions said in a cleaned text."""
+    return said_in("", text, vocabulary)[1]
+
+
+def said_in(title: str, content: str, vocabulary: Vocabulary) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """The (problem, phrase) positions said in a cleaned title and in a cleaned content: the
+    literals present found in one scan of both by their first two characters (in C, no
+    character by character loop in Python), then substring tests; gap phrases checked."""
+    both, starts = f"{title}。{content}" if title else content, vocabulary.starts
+    present = {lit for two in vocabulary.pairs.findall(both) if two in starts for lit in starts[two] if lit in both}
+    present.update(vocabulary.singles.findall(both))
+    in_title: set[tuple[int, int]] = set()
+    in_content: set[tuple[int, int]] = set()
+    every = (*vocabulary.problems, vocabulary.policy) if vocabulary.policy else vocabulary.problems
+    for lit in present:
+        for at in vocabulary.uses.get(lit, ()):
+            phrase = every[at[0]].phrases[at[1]]
+            for text, out in ((title, in_title), (content, in_content)):
+                if at not in out and lit in text and (not phrase.then or _follows(text, lit, phrase, present)):
+                    out.add(at)
+    return in_title, in_content
+
+
+def _follows(text: str, first: str, phrase: Phrase, present: set[str]) -> bool:
+    """Whether `first` is followed, within the phrase's gap and in one clause, by one of its `then`."""
+    then = [t for t in phrase.then if t in present]
+    at = text.find(first)
+    while then and at >= 0:
+        tail = text[at + len(first):at + len(first) + phrase.gap + max(map(len, then))]
+        stop = _CLAUSE_END.search(tail)
+        tail = tail[:stop.start()] if stop else tail
+        if any(0 <= tail.find(t) <= phrase.gap for t in then):
+            return True
+        at = text.find(first, at + 1)
+    return False
+
+
+def ranked_problems(title: str, content: str, vocabulary: Vocabulary) -> list[Problem]:
+    """The problems a cleaned title and content raise, the most said first (a phrase in the
+    title counts three times), general ones after the others, ties in the vocabulary's order."""
+    return _ranked(*said_in(title, content, vocabulary), vocabulary)
+
+
+def _ranked(in_title: set[tuple[int, int]], in_content: set[tuple[int, int]], vocabulary: Vocabulary) -> list[Problem]:
+    counts: dict[int, int] = {}
+    for found, weight in ((in_title, 3), (in_content, 1)):
+        for i, _ in found:
+            counts[i] = counts.get(i, 0) + weight
+    counts.pop(len(vocabulary.problems), None)                  # policy: not a problem
+    ranked = sorted((vocabulary.problems[i].general, -n, i) for i, n in counts.items())
+    return [vocabulary.problems[i] for _, _, i in ranked]
+
+
+def _asks_policy(found: set[tuple[int, int]], vocabulary: Vocabulary) -> bool:
+    """Whether what was said includes the vocabulary's `policy` phrases (a question about a rule)."""
+    n = len(vocabulary.problems)
+    return any(i == n for i, _ in found)
+
+
+def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None = None) -> Reading:
+    """The object and problem of a row, and so its mark; or why it has none."""
+    vocabulary = vocabulary or problems()
+    title, content = clean(str(row.get("title") or "")), clean(str(row.get("content") or ""))
+    in_title, in_content = said_in(title, content, vocabulary)
+    ranked = _ranked(in_title, in_content, vocabulary)
+    if not ranked:
+        return Reading(None, reason="no problem named")
+    text = f"{title}。{content}"
+    if _asks_policy(in_title | in_content, vocabulary) and _ASKS.search(text):
+        return Reading(None, reason="a question about policy, not a complaint about an object")
+    address = Address(str(row.get("address") or ""))
+    day, who = day_of(row.get("created_at")), person if person is not None else person_of(row)
+    seen: dict[str, list[Found]] = {}
+    for problem in ranked:
+        about = objects_in(text, problem.kinds, seen)
+        if about:
+            key, source = _object_key(_first(about, problem.order), problem, text, address)
+            return Reading(Mark(key, problem.name, day, who), source)
+    for problem in ranked:
+        key = _home_key(problem, text, address)
+        if key:
+            return Reading(Mark(key, problem.name, day, who), "address")
+    return Reading(None, reason=f"no object named for {ranked[0].name}")
+
+
+def _first(found: list[Found], order: tuple[str, ...]) -> Found:
+    """Of the objects found for a problem, the first of the kind it lists first (the market, not
+    the road it stands on, for stalls; a building's compound counts as the building)."""
+    rank = {k: i for i, k in enumerate(order)}
+    if "building" in rank:
+        rank.setdefault("compound", rank["building"])
+    return min(found, key=lambda f: rank.get(f.kind, len(order)))
+
+
+class Address(str):
+    """A row's address field as written, cleaned when first needed (most rows never need it)."""
+
+    @cached_property
+    def cleaned(self) -> str:
+        return clean(self)
+
+
+def _home_key(problem: Problem, text: str, address: Address) -> str | None:
+    """For a problem of a compound or a building the text names neither of (我家暖气不热), the
+    writer's own: the compound of the address field, the building from the text or the address."""
+    home = compounds(address.cleaned) if problem.kinds & {"building", "compound"} else []
+    if not home:
+        return None
+    building = building_after(text, 0, strict=True) or address_building(address.cleaned, home[0].key)
+    if "building" in problem.kinds and building:
+        return f"building:{home[0].key}#{building}"
+    return f"compound:{home[0].key}"
+
+
+def _object_key(found: Found, problem: Problem, text: str, address: Address) -> tuple[str, str]:
+    """The canonical key of the object found, with the building for building-level problems
+    (from the text near the compound's name, else from the address when it names the compound)."""
+    if found.kind != "compound" or "building" not in problem.kinds:
+        return f"{found.kind}:{found.key}", "text"
+    near = building_after(text[:found.end + BUILDING_NEAR], found.end)
+    if near is not None:
+        return f"building:{found.key}#{near}", "text"
+    far = address_building(address.cleaned, found.key)
+    if far is not None:
+        return f"building:{found.key}#{far}", "text+address"
+    return f"compound:{found.key}", "text"
+
+
+def mark_of(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None = None) -> Mark | None:
+    """What a row contributes to the matters, or None (no concrete object, or no problem)."""
+    return read(row, person, vocabulary).mark
+
+
+def mark_to_json(mark: Mark) -> str:
+    """A mark as compact JSON (stored per row): [object, problem, day, person]."""
+    return json.dumps([mark.object, mark.problem, mark.day, mark.person], ensure_ascii=False, separators=(",", ":"))
+
+
+def mark_from_json(text: str) -> Mark:
+    """The mark `mark_to_json` wrote."""
+    obj, problem, day, person = json.loads(text)
+    return Mark(obj, problem, int(day), person)
+
+
+@lru_cache(maxsize=1 << 16)
+def parsed(obj: str) -> tuple[str, str, str, str]:
+    """An object key as (block, name, qualifier, its kind family) for `same_object`: the block is
+    what every object it may be one with shares: for a compound or a building, the last two
+    characters of the compound's stem (龙苑 of 龙苑名苑; the qualifier its generic suffix, 名苑);
+    for a company or a shop (one family: an organisation by its trade name), the trade name's
+    last two and the district said (the qualifier its trade, 物流); for a site, stop, market or
+    school, its name's last two; any other object is its own block."""
+    kind, _, rest = obj.partition(":")
+    name, _, building = rest.partition("#")
+    if kind in ("compound", "building"):
+        stem = compound_stem(name)
+        return f"{kind}:{stem[-2:]}#{building}", stem, name[len(stem):], kind
+    if kind in ("company", "shop"):
+        named, _, district = name.partition("@")
+        brand, trade = named.partition("/")[::2] if kind == "company" else trade_split(named)
+        return f"org:{brand[-2:]}@{district}", brand, trade, "org"
+    if kind in ("site", "stop", "market", "school"):
+        return f"{kind}:{name[-2:]}", name, "", kind
+    return obj, name, "", ""
+
+
+def same_object(a: str, b: str) -> bool:
+    """Whether two object keys may name one object: equal keys; or, within a block (`parsed`),
+    names one the other's end (a place or a line before a name: 江城永兴 = 永兴, 宝丰世纪府 =
+    世纪府, 4路胜利路体育馆 = 胜利路体育馆, 老粮食局宿舍 = 粮食局宿舍; not after a digit: 13中学
+    != 3中学) whose qualifiers agree or one is not said (龙苑 = 龙苑名苑 but 阳光花园 != 阳光家园;
+    永兴公司 = 永兴物流 but 永兴物流 != 永兴建材; 永兴 != 永鑫)."""
+    if a == b:
+        return True
+    block_a, name_a, qual_a, family = parsed(a)
+    block_b, name_b, qual_b, _ = parsed(b)
+    if not family or block_a != block_b:
+        return False
+    longer, shorter = (name_a, name_b) if len(name_a) >= len(name_b) else (name_b, name_a)
+    if not longer.endswith(shorter) or longer[-len(shorter) - 1:-len(shorter)].isdigit():
+        return False
+    return qual_a == qual_b or not qual_a or not qual_b
+
+
+def link_keys(mark: Mark) -> tuple[tuple[str, str], ...]:
+    """The keys a row is filed under: a store finds the rows it may link with by these (every
+    object it may be one with shares its block, see `parsed`)."""
+    return ((parsed(mark.object)[0], mark.problem),)
+
+
+def linked(a: Mark, b: Mark, window: int = WINDOW_DAYS) -> bool:
+    """Whether two marks are linked: one problem, one object, at most `window` days apart."""
+    return a.problem == b.problem and abs(a.day - b.day) <= window and same_object(a.object, b.object)
+
+
+def joins(mark: Mark, stored: Iterable[tuple[int, Mark]], window: int = WINDOW_DAYS) -> list[int]:
+    """The ids of the stored rows (those filed under the new row's keys) it links with:
+    the new row joins their parts, merging them when there are several."""
+    return [row for row, other in stored if linked(mark, other, window)]
+
+
+class Parts:
+    """The link graph's connected parts (union-find), each with its distinct people; rows
+    added one at a time, in any order, give the batch's partition."""
+
+    def __init__(self, window: int = WINDOW_DAYS) -> None:
+        self.window = window
+        self.parent: dict[int, int] = {}
+        self.people: dict[int, set[str]] = {}
+        self.filed: dict[tuple[str, str], list[tuple[int, Mark]]] = {}
+
+    def root(self, row: int) -> int:
+        """The part's root: its smallest row id."""
+        while self.parent[row] != row:
+            self.parent[row] = self.parent[self.parent[row]]
+            row = self.parent[row]
+        return row
+
+    def place(self, row: int, mark: Mark) -> None:
+        """A row as a part of its own (no links looked for)."""
+        if row not in self.parent:
+            self.parent[row], self.people[row] = row, {mark.person}
+
+    def add(self, row: int, mark: Mark | None) -> list[int]:
+        """A new row, filed under its keys and linked to the stored rows it links with: the
+        roots of the parts it joined, all merged into the one of the smallest row id."""
+        if mark is None:
+            return []
+        stored = [entry for key in link_keys(mark) for entry in self.filed.get(key, ())]
+        joined = sorted({self.root(other) for other in joins(mark, stored, self.window)})
+        self.place(row, mark)
+        for key in link_keys(mark):
+            self.filed.setdefault(key, []).append((row, mark))
+        for other in joined:
+            self.union(row, other)
+        return joined
+
+    def union(self, a: int, b: int) -> None:
+        """One part of the parts of two rows, rooted at the smaller root."""
+        a, b = self.root(a), self.root(b)
+        if a != b:
+            keep, gone = min(a, b), max(a, b)
+            self.parent[gone] = keep
+            self.people[keep] |= self.people.pop(gone)
+
+    def matter_of(self, row: int) -> int | None:
+        """The row's matter (the smallest row id of its part), None when its part has one person."""
+        if row not in self.parent:
+            return None
+        root = self.root(row)
+        return root if len(self.people[root]) >= 2 else None
+
+    def matters(self) -> dict[int, int]:
+        """Row -> matter for every row in a matter."""
+        return {row: m for row in self.parent if (m := self.matter_of(row)) is not None}
+
+
+def matters_of(marks: Mapping[int, Mark | None], window: int = WINDOW_DAYS) -> dict[int, int]:
+    """The batch: row -> matter (its smallest row id) for every row in a part of two people
+    or more. Within a block, rows of one object key are sorted by day and linked to the next
+    unless a gap exceeds the window; rows of two keys that may be one object, each to the
+    first and last row of the other within the window (enough for the same parts: the other's
+    rows in a span of 2 windows are at most two runs). Never pair by pair."""
+    parts = Parts(window)
+    blocks: dict[tuple[str, str], dict[str, list[tuple[int, int]]]] = {}
+    for row, mark in marks.items():
+        if mark is not None:
+            parts.place(row, mark)
+            for key in link_keys(mark):
+                blocks.setdefault(key, {}).setdefault(mark.object, []).append((mark.day, row))
+    for by_object in blocks.values():
+        for entries in by_object.values():
+            entries.sort()
+            for (day, row), (prev_day, prev) in zip(entries[1:], entries):
+                if day - prev_day <= window:
+                    parts.union(row, prev)
+        objects = sorted(by_object)
+        for i, a in enumerate(objects):
+            for b in objects[i + 1:]:
+                if same_object(a, b):
+                    _cross(parts, by_object[a], by_object[b], window)
+    return parts.matters()
+
+
+def _cross(parts: Parts, these: list[tuple[int, int]], those: list[tuple[int, int]], window: int) -> None:
+    """Each of `these` linked to the first and last of `those` (sorted by day) within the window."""
+    days = [day for day, _ in those]
+    for day, row in these:
+        lo, hi = bisect_left(days, day - window), bisect_right(days, day + window)
+        if lo < hi:
+            parts.union(row, those[lo][1])
+            parts.union(row, those[hi - 1][1])
+
+
+@dataclass(frozen=True)
+class Why:
+    """Whether two rows are linked as one matter, and why: what was read in each, days apart."""
+    linked: bool
+    a: Reading
+    b: Reading
+    days_apart: int | None
+    reason: str
+
+
+def why(a: Reading, b: Reading, window: int = WINDOW_DAYS) -> Why:
+    """Whether two rows are linked into one matter and the reason, in words."""
+    if a.mark is None or b.mark is None:
+        missing = a if a.mark is None else b
+        return Why(False, a, b, None, f"{'first' if missing is a else 'second'} row: {missing.reason}")
+    apart = abs(a.mark.day - b.mark.day)
+    if not same_object(a.mark.object, b.mark.object):
+        reason = f"different objects: {a.mark.object} / {b.mark.object}"
+    elif a.mark.problem != b.mark.problem:
+        reason = f"one object, different problems: {a.mark.problem} / {b.mark.problem}"
+    elif apart > window:
+        reason = f"one object and problem, {apart} days apart (more than {window}): another episode"
+    elif a.mark.person == b.mark.person:
+        return Why(True, a, b, apart, "one person: a re-submission, a matter only with another person")
+    else:
+        return Why(True, a, b, apart, f"one matter: {a.mark.object}, {a.mark.problem}, {apart} days apart")
+    return Why(False, a, b, apart, reason)

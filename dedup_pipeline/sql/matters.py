@@ -1,0 +1,231 @@
+"""Matters (热点事项) in the source database (revision 0007): `dedup_matter`, one row per row of
+the table with a mark (core.matters), with its matter and the matter's object, problem, days,
+people and rows; `dedup_matter_key`, the keys each is filed under. The batch writes what
+changed since the last (`write`); `watch` keeps them in step row by row (`of_keys`,
+`replace`); reports and `check` read them (`matters`, `matter_of`). Several tables of one
+database share both, each row naming its table (`source_table`, scoped.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+
+import sqlalchemy as sa
+
+from .scoped import SOURCE_TABLE
+from .source import IN_IDS, SqlSource
+
+MATTER_TABLE, KEY_TABLE = "dedup_matter", "dedup_matter_key"
+CHUNK = 5000  # rows per INSERT statement
+
+
+class Entry(NamedTuple):
+    """One marked row as dedup_matter keeps it: its mark (JSON), keys, and its matter's
+    summary (matter None: no second person wrote about it)."""
+
+    row_id: Any
+    mark: str
+    keys: tuple[str, ...]
+    day: dt.date
+    object: str
+    problem: str
+    matter: Any
+    first: dt.date
+    last: dt.date
+    people: int
+    rows: int
+
+
+class Tables(NamedTuple):
+    matter: sa.Table
+    key: sa.Table
+
+
+def key_hash(key: Any) -> str:
+    """A link key as dedup_matter_key files it: 16 hex digits of its text's BLAKE2b."""
+    return hashlib.blake2b(repr(key).encode("utf-8"), digest_size=8).hexdigest()
+
+
+def reflect(conn: sa.Connection) -> Tables | None:
+    """The matters' tables of this database, or None before `migrate` made them."""
+    inspector = sa.inspect(conn)
+    if not (inspector.has_table(MATTER_TABLE) and inspector.has_table(KEY_TABLE)):
+        return None
+    meta = sa.MetaData()
+    return Tables(sa.Table(MATTER_TABLE, meta, autoload_with=conn), sa.Table(KEY_TABLE, meta, autoload_with=conn))
+
+
+class Held(NamedTuple):
+    """What dedup_matter holds of a row: its mark (JSON), keys, and the rest of its entry (`summary`)."""
+
+    mark: str
+    keys: tuple[str, ...]
+    summary: tuple
+
+
+def held(conn: sa.Connection, tables: Tables, source_table: str) -> dict[Any, tuple]:
+    """{row id: its entry as `summary` makes it} of every marked row of the table."""
+    m = tables.matter
+    rows = conn.execute(sa.select(*_summarised(m)).where(m.c[SOURCE_TABLE] == source_table))
+    return {r.row_id: _summary_of(r) for r in rows}
+
+
+def _summarised(m: sa.Table) -> list[sa.Column]:
+    return [m.c.row_id, m.c.mark, m.c.matter_id, m.c.first_day, m.c.last_day, m.c.people, m.c.rows]
+
+
+def _summary_of(r: Any) -> tuple:
+    return r.mark, r.matter_id, _day(r.first_day), _day(r.last_day), r.people, r.rows
+
+
+def summary(entry: Entry) -> tuple:
+    """What of an entry `held` compares: a row whose summary is unchanged need not be written."""
+    return entry.mark, entry.matter, entry.first, entry.last, entry.people, entry.rows
+
+
+def write(conn: sa.Connection, tables: Tables, source_table: str, entries: Iterable[Entry]) -> tuple[int, int]:
+    """Make the table's matters these entries, writing only the rows that changed and
+    removing those no longer marked: (rows written, rows removed)."""
+    before = held(conn, tables, source_table)
+    entries = list(entries)
+    now = {e.row_id for e in entries}
+    changed = [e for e in entries if before.get(e.row_id) != summary(e)]
+    gone = [row for row in before if row not in now]
+    replace(conn, tables, source_table, changed, [e.row_id for e in changed if e.row_id in before] + gone)
+    return len(changed), len(gone)
+
+
+def replace(conn: sa.Connection, tables: Tables, source_table: str, entries: Sequence[Entry],
+            forget: Sequence) -> None:
+    """Forget the rows `forget` (and their keys), then write `entries` (rows not held, or forgotten)."""
+    m, k = tables
+    for start in range(0, len(forget), IN_IDS):
+        part = list(forget[start:start + IN_IDS])
+        for table in (m, k):
+            conn.execute(table.delete().where(table.c[SOURCE_TABLE] == source_table, table.c.row_id.in_(part)))
+    for start in range(0, len(entries), CHUNK):
+        part = entries[start:start + CHUNK]
+        conn.execute(m.insert(), [{SOURCE_TABLE: source_table, "row_id": e.row_id, "matter_id": e.matter,
+                                   "object": e.object[:191], "problem": e.problem[:64], "day": e.day,
+                                   "first_day": e.first, "last_day": e.last, "people": e.people, "rows": e.rows,
+                                   "mark": e.mark} for e in part])
+        keys = {(key, e.row_id) for e in part for key in e.keys}
+        if keys:
+            conn.execute(k.insert(), [{SOURCE_TABLE: source_table, "link_key": key, "row_id": row}
+                                      for key, row in sorted(keys, key=str)])
+
+
+def of_keys(conn: sa.Connection, tables: Tables, source_table: str, keys: Iterable[str]) -> dict[Any, Held]:
+    """What dedup_matter holds of every row filed under one of these keys, locked (and the
+    keys' gaps: InnoDB) until the caller's transaction ends."""
+    k = tables.key
+    keys = sorted(set(keys))
+    rows: set = set()
+    for start in range(0, len(keys), IN_IDS):
+        rows |= {r.row_id for r in conn.execute(sa.select(k.c.row_id).where(
+            k.c[SOURCE_TABLE] == source_table, k.c.link_key.in_(keys[start:start + IN_IDS])).with_for_update())}
+    return of_rows(conn, tables, source_table, rows)
+
+
+def of_rows(conn: sa.Connection, tables: Tables, source_table: str, rows: Iterable) -> dict[Any, Held]:
+    """What dedup_matter holds of these rows, those marked; locked until the caller's transaction ends."""
+    m, k = tables
+    rows = sorted(set(rows), key=str)
+    found: dict[Any, Held] = {}
+    for start in range(0, len(rows), IN_IDS):
+        part = rows[start:start + IN_IDS]
+        read = conn.execute(sa.select(*_summarised(m)).where(m.c[SOURCE_TABLE] == source_table,
+                                                             m.c.row_id.in_(part)).with_for_update()).all()
+        keys: dict[Any, list[str]] = {}
+        for r in conn.execute(sa.select(k.c.row_id, k.c.link_key).where(k.c[SOURCE_TABLE] == source_table,
+                                                                         k.c.row_id.in_(part))):
+            keys.setdefault(r.row_id, []).append(r.link_key)
+        found.update((r.row_id, Held(r.mark, tuple(sorted(keys.get(r.row_id, ()))), _summary_of(r))) for r in read)
+    return found
+
+
+class Counts(NamedTuple):
+    marked: int
+    matters: int
+    in_matters: int
+
+
+def counts(conn: sa.Connection, tables: Tables, source_table: str) -> Counts:
+    """The table's marked rows, matters, and rows in them."""
+    m = tables.matter
+    mine = m.c[SOURCE_TABLE] == source_table
+    marked, in_matters, matters_ = conn.execute(sa.select(
+        sa.func.count(), sa.func.count(m.c.matter_id), sa.func.count(sa.distinct(m.c.matter_id))).where(mine)).one()
+    return Counts(marked, matters_, in_matters)
+
+
+def serialised(conn: sa.Connection, tables: Tables) -> None:
+    """One writer of a part at a time, to the end of the caller's transaction: two workers
+    working a part out from what each read would each write half of it. SQLite: its write
+    lock, taken before reading (a write that changes nothing); MySQL and MariaDB: `of_keys`
+    and `of_rows` lock what they read and the gaps beside (InnoDB's next-key locks), so a row
+    another worker files under those keys waits."""
+    if conn.dialect.name == "sqlite":
+        key = tables.key
+        conn.execute(key.update().where(sa.false()).values(row_id=key.c.row_id))
+
+
+class Matter(NamedTuple):
+    """A matter as staff see it: its id, rows (by day), object, problem, people, first and last day."""
+
+    matter: Any
+    rows: list
+    object: str
+    problem: str
+    people: int
+    first: dt.date
+    last: dt.date
+
+
+def matters(source: SqlSource) -> list[Matter]:
+    """Every matter of the configured table, the largest first (by people, then rows)."""
+    found: dict[Any, Matter] = {}
+    for r in _in_matters(source):
+        held = found.get(r.matter_id)
+        if held is None:
+            found[r.matter_id] = Matter(r.matter_id, [r.row_id], r.object, r.problem, r.people, _day(r.first_day),
+                                        _day(r.last_day))
+        else:
+            held.rows.append(r.row_id)
+    return sorted(found.values(), key=lambda m: (-m.people, -len(m.rows), str(m.matter)))
+
+
+def _in_matters(source: SqlSource) -> Iterator[Any]:
+    with source.errors("read the matters of"), source.engine.connect() as conn:
+        tables = reflect(conn)
+        if tables is None:
+            return
+        m = tables.matter
+        yield from conn.execute(sa.select(m).where(m.c[SOURCE_TABLE] == source.config.source.table,
+                                                   m.c.matter_id.is_not(None)).order_by(m.c.matter_id, m.c.day,
+                                                                                       m.c.row_id))
+
+
+def matter_of(source: SqlSource, row_id: Any) -> Matter | None:
+    """The matter a row belongs to, with all its rows; None when it belongs to none."""
+    with source.errors("read the matter of a row of"), source.engine.connect() as conn:
+        tables = reflect(conn)
+        if tables is None:
+            return None
+        m = tables.matter
+        table = source.config.source.table
+        matter = conn.execute(sa.select(m.c.matter_id).where(m.c[SOURCE_TABLE] == table,
+                                                             m.c.row_id == row_id)).scalar()
+        if matter is None:
+            return None
+        rows = conn.execute(sa.select(m).where(m.c[SOURCE_TABLE] == table, m.c.matter_id == matter)
+                            .order_by(m.c.day, m.c.row_id)).all()
+    first = rows[0]
+    return Matter(matter, [r.row_id for r in rows], first.object, first.problem, first.people,
+                  _day(first.first_day), _day(first.last_day))
+
+
+def _day(value: Any) -> dt.date:
+    """A DATE as read (SQLite gives text)."""
+    return dt.date.fromisoformat(value) if isinstance(value, str) else value

@@ -1,0 +1,348 @@
+"""Matters (issue 52), the pure core: the object and problem read in a row, the marks, and
+matters as connected parts of the links, the same one row at a time as in a batch."""
+
+import random
+import time
+
+from dedup_pipeline.core.matters import (
+    Mark,
+    Parts,
+    link_keys,
+    linked,
+    mark_from_json,
+    mark_of,
+    mark_to_json,
+    matters_of,
+    person_of,
+    problems,
+    ranked_problems,
+    read,
+    same_object,
+    why,
+)
+
+DAY = "2025-12-01 09:00:00"
+
+
+def row(content, title="", address="", phone="13800000000", day=DAY, name="张三"):
+    return {"title": title, "content": content, "address": address, "phone": phone, "created_at": day, "name": name}
+
+
+def obj(content, **kw):
+    mark = mark_of(row(content, **kw))
+    return mark and mark.object
+
+
+def test_building_surface_forms_are_one_object():
+    forms = ["3号楼", "三号楼", "3栋", "3#楼", "3幢", "３号楼", "第三栋", "3#"]
+    keys = {obj(f"阳光花园{form}暖气一点都不热") for form in forms}
+    assert keys == {"building:阳光花园#3"}
+
+
+def test_with_or_without_xiaoqu_or_the_district_one_compound():
+    keys = {obj("阳光花园小区3号楼暖气不热"), obj("雁塔区阳光花园3栋暖气不热"), obj("西京市阳光花园的3幢暖气不热")}
+    assert len(keys) == 1
+
+
+def test_a_compound_without_a_usual_suffix_is_named_by_its_building():
+    assert obj("金地湖城大境9号楼暖气不热") == obj("金地湖城大境的九号楼暖气片冰凉") == "building:金地湖城大境#9"
+    assert obj("万科城市之光B座电梯坏了") == "building:万科城市之光#B"
+
+
+def test_a_landmark_beside_the_object_is_not_the_object():
+    assert obj("红星幼儿园旁边的第八中学强制收取资料费") == "school:8中学"
+    assert obj("金色佳苑（蓝天幼儿园对面）停车收费不合理") == "compound:金色佳苑"
+
+
+def test_sibling_buildings_are_different_objects():
+    assert obj("阳光花园3号楼暖气不热") != obj("阳光花园5号楼暖气不热")
+
+
+def test_a_building_problem_without_its_building_is_not_linked_to_any_building():
+    said = mark_of(row("观澜苑9号楼暖气不热", phone="13900000001"))
+    unsaid = mark_of(row("观澜苑暖气不热，家里只有十五度", phone="13900000002"))
+    assert said.object == "building:观澜苑#9" and unsaid.object == "compound:观澜苑"
+    assert not linked(said, unsaid)              # it may be a sibling building's: sibling matters stay apart
+
+
+def test_the_colloquial_junction_is_the_junction():
+    assert obj("建设红旗路口红绿灯坏了") == obj("建设路与红旗路交叉口信号灯不亮") == "junction:建设路+红旗路"
+
+
+def test_a_stop_is_itself_when_nothing_else_is_named_beside_it():
+    assert obj("胜利路体育馆站附近84路车取消了") == "stop:胜利路体育馆"
+
+
+def test_a_shop_and_a_company_of_one_trade_name_are_one_object():
+    assert same_object(obj("力美英语培训店突然关门，卡里还有钱"), obj("力美英语培训跑路了，退费没人管"))
+
+
+def test_a_name_one_digit_longer_is_another_school():
+    assert not same_object(obj("三中乱收费"), obj("十三中乱收费"))
+    assert same_object(obj("江城市新华路小学乱收费"), obj("新华路小学强制订校服"))
+
+
+def test_the_kind_a_problem_lists_first_wins():
+    assert obj("和平路上的胡家庙菜市场摊贩占道经营") == "market:胡家庙市场"
+
+
+def test_the_building_only_for_building_level_problems():
+    assert obj("阳光花园3号楼物业乱收费") == obj("阳光花园小区物业服务太差") == "compound:阳光花园"
+
+
+def test_building_from_the_address_when_the_text_does_not_say_it():
+    mark = mark_of(row("我家暖气片是凉的，老人冻感冒了", address="雁塔区太白路12号阳光花园3号楼2单元501"))
+    said = mark_of(row("阳光花园暖气片是凉的", address="阳光花园3-2-501"))
+    assert mark.object == said.object == "building:阳光花园#3"
+
+
+def test_an_address_elsewhere_does_not_give_the_building():
+    mark = mark_of(row("锦绣苑暖气不热", address="阳光花园3号楼2单元501"))
+    assert mark.object == "compound:锦绣苑"
+
+
+def test_company_full_and_short_names_are_one_object():
+    keys = [obj("西京市永兴物流有限公司拖欠工资三个月"), obj("金融路那边的永兴公司到现在还没发工资"),
+            obj("永兴物流欠薪不还"), obj("西京永兴物流有限责任公司拖欠工资")]
+    assert all(same_object(a, b) for a in keys for b in keys), keys
+
+
+def test_similar_company_names_differ():
+    assert not same_object(obj("永兴物流有限公司拖欠工资"), obj("永鑫物流有限公司拖欠工资"))
+
+
+def test_one_trade_name_in_two_trades_differs_when_said():
+    assert not same_object(obj("永兴物流有限公司拖欠工资"), obj("永兴建材有限公司拖欠工资"))
+
+
+def test_one_company_name_in_two_districts_differs_when_said():
+    assert not same_object(obj("高新区的永兴物流拖欠工资"), obj("永兴物流（经开区）拖欠工资"))
+    assert not same_object(obj("江城市东湖区永兴物流有限公司拖欠工资"), obj("江城市西岭区永兴物流有限公司拖欠工资"))
+
+
+def test_a_compound_by_its_stem_is_the_compound_with_its_suffix():
+    assert same_object(obj("龙苑名苑4号楼暖气不热"), obj("龙苑4号楼暖气片冰凉"))
+    assert same_object(obj("老粮食局宿舍消防通道被堵"), obj("粮食局宿舍乱停车"))
+
+
+def test_two_compounds_of_one_stem_and_two_suffixes_differ():
+    assert not same_object(obj("阳光花园3号楼暖气不热"), obj("阳光家园3号楼暖气不热"))
+
+
+def test_a_weak_boundary_does_not_cut_a_name_down_to_its_suffix():
+    assert obj("祥和花园15号楼电梯坏了") == obj("反映祥和花园小区15栋电梯坏了") == "building:祥和花园#15"
+    assert obj("纺织厂家属院15号楼暖气不热") == "building:纺织厂家属院#15"
+
+
+def test_words_ending_like_a_compound_are_not_compounds():
+    for text in ("邻居家暖气也不热", "政府不管，暖气不热", "其小区暖气不热", "江城暖气不热"):
+        assert obj(text, address="") is None, text
+
+
+def test_a_compound_said_only_as_ours_is_the_address_compound():
+    assert obj("我们小区停水三天了", address="新都苑23-3-601") == "compound:新都苑"
+
+
+def test_supply_cut_to_a_compound_is_compound_level():
+    assert obj("阳光花园3号楼停水两天了") == obj("阳光花园5号楼也停水了") == "compound:阳光花园"
+
+
+def test_a_generic_site_is_no_object():
+    assert obj("地铁工地半夜施工噪音太大") is None
+
+
+def test_the_two_orders_of_an_intersection_are_one_object():
+    keys = {obj("中山路与人民路交叉口红绿灯坏了"), obj("人民路中山路路口红绿灯不亮"), obj("人民路、中山路交汇处信号灯坏了")}
+    assert keys == {"junction:中山路+人民路"}
+
+
+def test_adjacent_intersections_differ():
+    assert obj("中山路与人民路交叉口红绿灯坏了") != obj("中山路与解放路交叉口红绿灯坏了")
+
+
+def test_two_stretches_of_one_road_differ():
+    a = obj("太白路（科技路至唐延路段）路灯不亮")
+    assert a == obj("太白路从唐延路到科技路这一段路灯坏了")
+    assert a != obj("太白路（唐延路至锦业路段）路灯不亮")
+
+
+def test_one_end_and_side_of_a_road_are_stretches():
+    assert obj("人民路和平路段路灯不亮") == "stretch:人民路:和平路"
+    assert obj("人民路北段路灯不亮") != obj("人民路南段路灯不亮")
+
+
+def test_other_objects_are_named():
+    assert obj("万达广场二期项目工地半夜还在施工") == obj("万达广场2期工地夜间施工扰民") == "site:万达广场2期"
+    assert obj("体育馆公交站的候车亭玻璃碎了") == "stop:体育馆"
+    assert obj("第三中学强制收取资料费") == obj("三中违规收费") == "school:3中学"
+    assert obj("胡家庙菜市场缺斤少两") == obj("胡家庙农贸市场的秤有问题") == "market:胡家庙市场"
+    assert obj("好再来烧烤店油烟直排") == obj("那家好再来烧烤油烟太大") == "shop:好再来烧烤"
+
+
+def test_the_problem_is_part_of_the_mark():
+    wages, insurance = mark_of(row("永兴公司拖欠工资")), mark_of(row("永兴公司一直不给交社保"))
+    assert wages.object == insurance.object and wages.problem != insurance.problem
+    assert matters_of({1: wages, 2: Mark(insurance.object, insurance.problem, insurance.day, "someone else")}) == {}
+
+
+def test_a_policy_question_makes_no_mark():
+    reading = read(row("请问供暖补贴标准是多少？", address="阳光花园3号楼2单元501"))
+    assert reading.mark is None and "policy" in reading.reason
+
+
+def test_a_policy_question_naming_an_employer_makes_no_mark():
+    assert mark_of(row("我在永兴物流有限公司上班，想咨询一下公积金怎么提取", title="公积金政策咨询")) is None
+
+
+def test_a_complaint_citing_a_rule_is_still_a_complaint():
+    assert obj("室内温度长期达不到规定的标准", address="观澜苑小区9号楼3单元2002室") == "building:观澜苑#9"
+
+
+def test_a_gap_phrase_is_said_within_one_clause():
+    def named(text):
+        return [p.name for p in ranked_problems("", text, problems())]
+    assert named("工资拖了半年") == ["wages"]
+    assert named("拖欠了好几个月的工资") == ["wages"]
+    assert named("拖欠。工资") == []
+    assert named("拖欠房租水电杂费，老板说工资") == []              # more than 8 characters apart
+
+
+def test_no_object_or_no_problem_makes_no_mark():
+    assert mark_of(row("医保报销比例是多少")) is None
+    assert mark_of(row("今天天气很好，谢谢你们的工作")) is None
+
+
+def marks(*specs):
+    """Marks from (object, problem, day, person) tuples, as row id -> Mark from 1."""
+    return {i: Mark(*spec) for i, spec in enumerate(specs, start=1)}
+
+
+def test_two_people_same_object_problem_episode_are_one_matter():
+    assert matters_of(marks(("building:阳光花园#3", "heating", 100, "a"), ("building:阳光花园#3", "heating", 110, "b"))) \
+        == {1: 1, 2: 1}
+
+
+def test_one_persons_resubmissions_are_not_a_matter():
+    assert matters_of(marks(*[("company:永兴", "wages", 100 + d, "a") for d in (0, 3, 9)])) == {}
+
+
+def test_a_person_is_the_phone_however_written():
+    assert person_of(row("", phone="+86 138-0000-0001")) == person_of(row("", phone="13800000001"))
+    assert person_of(row("", phone="")) != person_of(row("", phone="", name="李四"))
+
+
+def test_the_episode_window_splits_by_gaps_longer_than_it():
+    m = marks(("o", "p", 100, "a"), ("o", "p", 120, "b"),         # one episode
+              ("o", "p", 400, "c"), ("o", "p", 425, "d"),         # next winter: another
+              ("o", "p", 460, "e"))                                # 35 days after the last: alone
+    assert matters_of(m, window=30) == {1: 1, 2: 1, 3: 3, 4: 3}
+
+
+def test_single_link_chains_within_a_key():
+    m = marks(("o", "p", 100, "a"), ("o", "p", 125, "b"), ("o", "p", 150, "c"))
+    assert set(matters_of(m, window=30).values()) == {1}
+
+
+def test_a_form_letter_joins_its_matter():
+    letter = "阳光花园3号楼全体业主联名反映：入冬以来暖气一直不热，室温只有十二度，请热力公司尽快检修。"
+    rows = [row("阳光花园3号楼暖气片冰凉，孩子都冻感冒了", phone="13900000001", day="2025-12-01"),
+            row("家里冷得穿羽绒服，暖气一点不热", address="阳光花园3-1-402", phone="13900000002", day="2025-12-03"),
+            *(row(letter, phone=f"1370000000{k}", day="2025-12-05") for k in range(4))]
+    found = matters_of({i: mark_of(r) for i, r in enumerate(rows, start=1)})
+    assert set(found) == set(range(1, 7)) and set(found.values()) == {1}
+
+
+def test_the_matter_id_is_its_smallest_row_id():
+    m = marks(("o", "p", 100, "a"), ("x", "y", 100, "a"), ("o", "p", 101, "b"))
+    assert matters_of({7: m[1], 3: m[2], 5: m[3]}) == {7: 5, 5: 5}
+
+
+def random_marks(rng):
+    objects = ["o1", "o2", "building:龙苑名苑#4", "building:龙苑#4", "building:龙苑花园#4", "company:永兴",
+               "company:永兴/物流", "company:永兴/建材", "company:江城永兴"]
+    return {i: None if rng.random() < .1 else Mark(rng.choice(objects), rng.choice(["p1", "p2"]),
+                                                    rng.randint(0, 200), rng.choice("abcdef"))
+            for i in rng.sample(range(1, 1000), rng.randint(1, 60))}
+
+
+def connected_parts(m, window):
+    """Row -> matter from every pair of marks (the definition, quadratic): the parts of `linked`
+    holding two people or more, each named by its smallest row id."""
+    part = {i: {i} for i in m}
+    for a, ma in m.items():
+        for b, mb in m.items():
+            if a < b and linked(ma, mb, window) and part[a] is not part[b]:
+                merged = part[a] | part[b]
+                for i in merged:
+                    part[i] = merged
+    return {i: min(rows) for i, rows in part.items() if len({m[r].person for r in rows}) >= 2}
+
+
+def test_the_batch_is_the_connected_parts_of_linked():
+    for seed in range(40):
+        m = {i: mark for i, mark in random_marks(random.Random(seed)).items() if mark is not None}
+        assert matters_of(m, window=15) == connected_parts(m, 15), seed
+
+
+def test_one_row_at_a_time_in_any_order_is_the_batch():
+    for seed in range(60):
+        rng = random.Random(seed)
+        m = random_marks(rng)
+        batch = matters_of(m, window=15)
+        for _ in range(3):
+            parts, order = Parts(window=15), list(m)
+            rng.shuffle(order)
+            for i in order:
+                parts.add(i, m[i])
+            assert parts.matters() == batch, seed
+
+
+def test_a_new_row_can_merge_two_parts():
+    parts = Parts(window=10)
+    parts.add(1, Mark("o", "p", 100, "a"))
+    parts.add(2, Mark("o", "p", 118, "b"))
+    assert parts.matters() == {}
+    assert parts.add(3, Mark("o", "p", 109, "c")) == [1, 2]
+    assert parts.matters() == {1: 1, 2: 1, 3: 1}
+
+
+def test_link_keys_are_the_object_block_and_the_problem():
+    assert link_keys(Mark("company:永兴/物流", "wages", 1, "a")) == (("org:永兴@", "wages"),)
+    assert link_keys(Mark("building:龙苑名苑#4", "heating", 1, "a")) == link_keys(Mark("building:龙苑#4", "heating", 1, "b"))
+
+
+def test_linked_marks_share_a_link_key():
+    names = ["building:龙苑名苑#4", "building:龙苑#4", "building:龙苑#5", "building:老龙苑#4", "building:阳光花园#4",
+             "building:阳光家园#4", "company:永兴", "company:江城永兴/物流", "company:永兴/建材", "company:永兴@高新区",
+             "site:世纪府", "site:宝丰世纪府", "stop:胜利路体育馆", "stop:4路胜利路体育馆", "junction:a+b",
+             "shop:力美英语培训店", "company:力美/英语培训", "shop:好再来烧烤", "school:3中学", "school:13中学"]
+    for a in names:
+        for b in names:
+            ma, mb = Mark(a, "p", 1, "x"), Mark(b, "p", 2, "y")
+            if linked(ma, mb):
+                assert set(link_keys(ma)) & set(link_keys(mb)), (a, b)
+
+
+def test_a_mark_goes_to_json_and_back():
+    mark = Mark("building:龙苑名苑#4", "heating", 739300, "13800000000")
+    text = mark_to_json(mark)
+    assert mark_from_json(text) == mark and len(text) < 60 and "龙苑" in text
+
+
+def test_a_big_block_is_partitioned_without_comparing_every_pair():
+    m = {i: Mark(("building:粮食局宿舍#4", "building:粮食局#4", "building:老粮食局宿舍#4")[i % 3], "heating",
+                 739000 + i * 540 // 2000,
+                 f"p{i % 300}") for i in range(1, 2001)}
+    start = time.process_time()
+    found = matters_of(m, window=30)
+    assert time.process_time() - start < 0.5 and set(found.values()) == {1}
+
+
+def test_explain_says_why_two_rows_are_or_are_not_one_matter():
+    a = read(row("阳光花园3号楼暖气不热", phone="13900000001"))
+    b = read(row("阳光花园三号楼供暖温度不达标", phone="13900000002", day="2025-12-11"))
+    c = read(row("阳光花园5号楼暖气不热", phone="13900000003"))
+    assert why(a, b).linked and "10 days" in why(a, b).reason
+    assert not why(a, c).linked and "different objects" in why(a, c).reason
+    later = read(row("阳光花园3号楼暖气不热", phone="13900000004", day="2026-11-20"))
+    assert not why(a, later).linked and "another episode" in why(a, later).reason
