@@ -2,10 +2,12 @@
 problem, day and writer) read from the configured columns (`[matters]`), matters as the
 connected parts of the links between marks, and dedup_matter kept as they are (sql/matters.py).
 
-The batch marks every row and writes what changed (`find`); `watch` and the batch's replay
-re-mark the rows that changed and work out again only the parts they touch (`follow`): the
-rows under their keys, and under those rows' keys, until no key is new. A part's rows all
-lie within that closure, so one row at a time gives the batch's partition."""
+The first batch marks every row in its sketching workers and writes what changed
+(`settle_all`; Spark's reads the table for them, `find`); a night, `watch`, `add` and the
+batch's replay mark the rows that changed and work out again only the parts they touch
+(`settle_changed`, `follow`): the rows under their keys, and under those rows' keys, until
+no key is new. A part's rows all lie within that closure, so one row at a time gives the
+batch's partition."""
 
 from __future__ import annotations
 
@@ -151,8 +153,8 @@ def _kept(config: Config, source: SqlSource) -> bool:
 
 
 def marks_of(rows: Iterable[Mapping[str, Any]], config: Config) -> list[core.Mark | None]:
-    """Each row's mark (None: none, or `[matters] find` off): what an engine's sketching
-    workers read beside the sketches."""
+    """Each row's mark (None: none), or [] when `[matters] find` is off: what an engine's
+    sketching workers read beside the sketches."""
     if not config.matters.find:
         return []
     columns, id_column = columns_of(config), config.source.id_column
