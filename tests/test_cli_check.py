@@ -79,7 +79,7 @@ def test_check_of_a_text_like_no_stored_row_exits_0(run):
     run("add", "--all")
     result = run("check", "--text", "这是一段与任何信访都不相似的文字，关于天文望远镜的维护", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.output) == {"mode": "all", "similar": [], "possible": []}
+    assert json.loads(result.output) == {"mode": "all", "similar": [], "possible": [], "matter": None}
 
 
 def test_add_by_id_reports_rows_added_in_earlier_runs(run, neighbours):

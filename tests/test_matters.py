@@ -22,7 +22,7 @@ from dedup_pipeline.sql import matters as stored
 from testing import hotline
 from testing.labelled import write_sqlite
 
-ROWS = 700
+ROWS = 400
 
 
 @pytest.fixture(scope="module")
@@ -272,15 +272,15 @@ def test_watch_keeps_matters_in_step_as_a_batch_would(table, mariadb_table):
 def test_two_workers_at_once_leave_the_matters_a_batch_finds(table, mariadb_table):
     _, insert, config = mariadb_table
     rows = sorted(table.rows, key=lambda r: (r["title"] or "", r["id"]))  # rows of one matter side by side
-    insert(rows[:50])
+    insert(rows[:20])
     with Pipeline(config) as pipe:
         commands.batch(pipe)
-    insert(rows[50:])
+    insert(rows[20:])
     errors = []
 
     def worker():
         try:
-            watch(config, WatchSettings(once=True, batch_size=7), handle_signals=False)
+            watch(config, WatchSettings(once=True, batch_size=3), handle_signals=False)
         except Exception as e:  # the test fails below, with what happened
             errors.append(e)
     threads = [threading.Thread(target=worker) for _ in range(2)]
@@ -292,3 +292,25 @@ def test_two_workers_at_once_leave_the_matters_a_batch_finds(table, mariadb_tabl
     with Pipeline(config) as pipe:
         watch(pipe, WatchSettings(once=True), handle_signals=False)  # what a deadlock's loser retries
         assert held(pipe) == expected(config, table.rows)
+
+
+def test_a_second_writer_of_a_part_waits_for_the_first_to_commit(table, mariadb_table):
+    engine, insert, config = mariadb_table
+    insert(table.rows)
+    with Pipeline(config) as pipe:
+        commands.batch(pipe)
+        biggest = stored.matters(pipe.source)[0]
+    first, second = (next(r for r in table.rows if r["id"] == i) for i in biggest.rows[:2])
+    with engine.connect() as holding, engine.connect() as waiting:
+        holding.begin()
+        matters.follow(holding, config, {first["id"]: first}, [])  # the part's keys locked until it commits
+        waiting.execute(sa.text("SET SESSION innodb_lock_wait_timeout = 1"))
+        waiting.commit()
+        with pytest.raises(sa.exc.OperationalError, match="Lock wait timeout"), waiting.begin():
+            matters.follow(waiting, config, {second["id"]: second}, [])
+        holding.commit()
+        with waiting.begin():
+            matters.follow(waiting, config, {second["id"]: second}, [])
+    with Pipeline(config) as pipe:
+        assert held(pipe) == expected(config, table.rows)
+
