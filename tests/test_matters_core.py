@@ -143,6 +143,57 @@ def test_a_compound_said_only_as_ours_is_the_address_compound():
     assert obj("我们小区停水三天了", address="新都苑23-3-601") == "compound:新都苑"
 
 
+def test_an_address_names_its_compound_whatever_its_name_ends_with():
+    assert obj("垃圾好几天没人清运", address="怡景壹号4-3-2304") == "compound:怡景壹号"
+    assert obj("小区车位租金一下涨了一倍", address="西京市未央区怡景壹号13栋3单元1104室") == "compound:怡景壹号"
+
+
+def test_the_address_compound_named_in_the_text_is_the_object():
+    assert obj("金色小区楼体开裂往里渗水", address="金色小区6号楼801") == "building:金色#6"
+
+
+def test_a_day_of_the_month_is_not_a_building():
+    assert obj("银河名苑小区，从12月23号起就没有暖气了") == "compound:银河名苑"
+    assert obj("银河名苑小区，从12月23号起就没有暖气了", address="银河名苑6-3-2702") == "building:银河名苑#6"
+
+
+def test_a_day_before_since_is_not_a_building():
+    assert obj("鸿运里小区，从24号开始就没有暖气了", address="鸿运里1栋2单元1204室") == "building:鸿运里#1"
+
+
+def test_a_direction_is_not_a_compound():
+    assert obj("楼体开裂往里渗水", address="紫金雅居4幢804室") == "building:紫金雅居#4"
+
+
+def test_the_words_for_a_sites_works_are_one():
+    assert obj("松山路修地铁的工地扬尘很大") == obj("松山路地铁站工地扬尘很大") == "site:松山路地铁站"
+    assert same_object(obj("地铁3号线松山路站工地扬尘很大"), obj("松山路地铁站工地扬尘很大"))
+    assert not same_object(obj("地铁3号线胜利路站工地扬尘"), obj("地铁2号线胜利路站工地扬尘"))
+    assert obj("光明路修路工地扬尘很大") == obj("光明路改造工程扬尘很大") == "site:光明路改造"
+    assert obj("绿水回迁房工地夜间施工噪音") == obj("绿水安置房项目工地夜间施工噪音") == "site:绿水安置房"
+
+
+def test_a_site_said_by_its_works_is_named_by_the_place_beside_it():
+    assert obj("地铁工地（金融路站）通宵作业，噪声扰民") == obj("金融路地铁站工地夜间施工扰民") == "site:金融路地铁站"
+    assert obj("长江路道路改造工地夜里打桩") == "site:长江路改造"
+    assert obj("银杏大道(光明路段)道路改造工地夜间施工") != obj("银杏大道(青年路段)道路改造工地夜间施工")
+
+
+def test_a_place_of_a_kind_no_problem_foresees_is_still_an_object():
+    assert obj("万达广场每天晚上噪音扰民") == "place:万达广场"
+    assert same_object(obj("江城市人民医院门口停车乱收费"), obj("人民医院停车收费太贵"))
+    assert not same_object(obj("人民医院停车收费太贵"), obj("中医医院停车收费太贵"))
+
+
+def test_a_street_market_is_no_market_name():
+    assert obj("和平路马路市场摊贩占道") == "road:和平路"
+
+
+def test_wide_digits_and_letters_are_folded():
+    assert obj("万科城市之光Ｂ座电梯坏了") == obj("万科城市之光B座电梯坏了") == "building:万科城市之光#B"
+    assert obj("建设路＆红旗路路口红绿灯坏了") == "junction:建设路+红旗路"
+
+
 def test_supply_cut_to_a_compound_is_compound_level():
     assert obj("阳光花园3号楼停水两天了") == obj("阳光花园5号楼也停水了") == "compound:阳光花园"
 
@@ -205,6 +256,15 @@ def test_a_gap_phrase_is_said_within_one_clause():
     assert named("拖欠了好几个月的工资") == ["wages"]
     assert named("拖欠。工资") == []
     assert named("拖欠房租水电杂费，老板说工资") == []              # more than 8 characters apart
+
+
+def test_a_gap_phrase_may_cross_a_comma_within_its_sentence():
+    assert [p.name for p in ranked_problems("", "说好月底发工资，拖了快半年", problems())] == ["wages"]
+
+
+def test_of_problems_said_as_often_the_one_said_first_wins():
+    said = ranked_problems("", "电梯动不动就卡在两层中间。请供热单位上门检查", problems())
+    assert [p.name for p in said] == ["lift", "heating"]
 
 
 def test_no_object_or_no_problem_makes_no_mark():
@@ -315,7 +375,8 @@ def test_linked_marks_share_a_link_key():
     names = ["building:龙苑名苑#4", "building:龙苑#4", "building:龙苑#5", "building:老龙苑#4", "building:阳光花园#4",
              "building:阳光家园#4", "company:永兴", "company:江城永兴/物流", "company:永兴/建材", "company:永兴@高新区",
              "site:世纪府", "site:宝丰世纪府", "stop:胜利路体育馆", "stop:4路胜利路体育馆", "junction:a+b",
-             "shop:力美英语培训店", "company:力美/英语培训", "shop:好再来烧烤", "school:3中学", "school:13中学"]
+             "shop:力美英语培训店", "company:力美/英语培训", "shop:好再来烧烤", "school:3中学", "school:13中学",
+             "place:江城市人民医院", "place:人民医院", "site:3号线松山路地铁站", "site:松山路地铁站"]
     for a in names:
         for b in names:
             ma, mb = Mark(a, "p", 1, "x"), Mark(b, "p", 2, "y")

@@ -33,23 +33,24 @@ from typing import NamedTuple
 from dedup_pipeline.core.objects import (
     Found,
     address_building,
+    address_home,
     building_after,
     clean,
     compound_stem,
-    compounds,
     objects_in,
     trade_split,
 )
 
 WINDOW_DAYS = 30
-READING = 2                 # bump when objects.py or the reading here changes what marks a row gets
+READING = 3                 # bump when objects.py or the reading here changes what marks a row gets
+_ANY_PLACE = frozenset({"place"})
 BUILDING_NEAR = 24          # a building number counts when named this many characters after the compound
 
 
 @dataclass(frozen=True)
 class Phrase:
     """One way a problem is said: a literal (`then` empty), or one of `first` followed within
-    `gap` characters, in one clause, by one of `then`."""
+    `gap` characters, in one sentence, by one of `then`."""
     first: tuple[str, ...]
     then: tuple[str, ...] = ()
     gap: int = 0
@@ -86,22 +87,25 @@ class Reading(NamedTuple):
 @dataclass(frozen=True)
 class Vocabulary:
     """The problems in their order of priority, `policy` (a question about a rule) apart, and
-    an index of every literal, for a single scan of a text: `starts` (a literal's first two
-    characters -> the literals, longest first), `uses` (literal -> the (problem, phrase)
+    an index of the literals a phrase starts with (a `then` is looked for only after its first
+    side is found), for a single scan of a text: `starts` (a literal's first two characters ->
+    the literals, longest first), `uses` (literal -> the (problem, phrase)
     positions whose first side it is; problem len(problems) is `policy`), `pairs` (finds each
-    two characters a literal may start with, overlapping) and `singles` (one-character literals)."""
+    two characters a literal may start with, overlapping), `singles` (one-character literals)
+    and `keys` (those of `starts`, to meet the pairs found in one set operation)."""
     problems: tuple[Problem, ...]
     policy: Problem | None
     starts: dict[str, tuple[str, ...]]
     uses: dict[str, tuple[tuple[int, int], ...]]
     pairs: re.Pattern
     singles: re.Pattern
+    keys: frozenset[str]
 
 
 GAPS = {"+": 8, "^": 2}
 _NOT_DIGIT = re.compile(r"\D")
 _ASKS = re.compile("咨询|请问|想问|问一下|怎么|如何")          # asking how a rule works (not 能不能管管？)
-_CLAUSE_END = re.compile("[，。！？；,.!?;]")
+_CLAUSE_END = re.compile("[。！？；.!?;]")              # a sentence: 工资，拖了半年 is said together
 
 
 @cache
@@ -139,16 +143,15 @@ def vocabulary_of(text: str) -> Vocabulary:
     uses: dict[str, list[tuple[int, int]]] = {}
     for i, problem in enumerate((*found, policy) if policy else found):
         for k, phrase in enumerate(problem.phrases):
-            for literal in (*phrase.first, *phrase.then):
+            for literal in phrase.first:                     # a `then` is looked for only after its first
                 starts.setdefault(literal[:2], set()).add(literal)
-            for literal in phrase.first:
                 uses.setdefault(literal, []).append((i, k))
     firsts = "".join(sorted({k[0] for k in starts if len(k) == 2}))
     singles = "".join(sorted(k for k in starts if len(k) == 1))
     return Vocabulary(found, policy, {c: tuple(sorted(ls, key=len, reverse=True)) for c, ls in starts.items()},
                       {lit: tuple(at) for lit, at in uses.items()},
                       re.compile(f"(?=([{re.escape(firsts)}].))"),
-                      re.compile(f"[{re.escape(singles)}]" if singles else "(?!)"))
+                      re.compile(f"[{re.escape(singles)}]" if singles else "(?!)"), frozenset(starts))
 
 
 def phrase_of(text: str) -> Phrase:
@@ -187,8 +190,10 @@ def said_in(title: str, content: str, vocabulary: Vocabulary) -> tuple[set[tuple
     literals present found in one scan of both by their first two characters (in C, no
     character by character loop in Python), then substring tests; gap phrases checked."""
     both, starts = f"{title}。{content}" if title else content, vocabulary.starts
-    present = {lit for two in vocabulary.pairs.findall(both) if two in starts for lit in starts[two] if lit in both}
-    present.update(vocabulary.singles.findall(both))
+    present = {lit for two in vocabulary.keys.intersection(vocabulary.pairs.findall(both)) for lit in starts[two]
+               if len(lit) == 2 or lit in both}                # a two-character literal is its own key
+    if vocabulary.singles.search(both):
+        present.update(vocabulary.singles.findall(both))
     in_title: set[tuple[int, int]] = set()
     in_content: set[tuple[int, int]] = set()
     every = (*vocabulary.problems, vocabulary.policy) if vocabulary.policy else vocabulary.problems
@@ -196,14 +201,14 @@ def said_in(title: str, content: str, vocabulary: Vocabulary) -> tuple[set[tuple
         for at in vocabulary.uses.get(lit, ()):
             phrase = every[at[0]].phrases[at[1]]
             for text, out in ((title, in_title), (content, in_content)):
-                if at not in out and lit in text and (not phrase.then or _follows(text, lit, phrase, present)):
+                if at not in out and lit in text and (not phrase.then or _follows(text, lit, phrase)):
                     out.add(at)
     return in_title, in_content
 
 
-def _follows(text: str, first: str, phrase: Phrase, present: set[str]) -> bool:
-    """Whether `first` is followed, within the phrase's gap and in one clause, by one of its `then`."""
-    then = [t for t in phrase.then if t in present]
+def _follows(text: str, first: str, phrase: Phrase) -> bool:
+    """Whether `first` is followed, within the phrase's gap and in one sentence, by one of its `then`."""
+    then = [t for t in phrase.then if t in text]
     at = text.find(first)
     while then and at >= 0:
         tail = text[at + len(first):at + len(first) + phrase.gap + max(map(len, then))]
@@ -217,18 +222,37 @@ def _follows(text: str, first: str, phrase: Phrase, present: set[str]) -> bool:
 
 def ranked_problems(title: str, content: str, vocabulary: Vocabulary) -> list[Problem]:
     """The problems a cleaned title and content raise, the most said first (a phrase in the
-    title counts three times), general ones after the others, ties in the vocabulary's order."""
-    return _ranked(*said_in(title, content, vocabulary), vocabulary)
+    title counts three times), general ones after the others, ties to the one said first."""
+    return _ranked(*said_in(title, content, vocabulary), vocabulary, f"{title}。{content}")
 
 
-def _ranked(in_title: set[tuple[int, int]], in_content: set[tuple[int, int]], vocabulary: Vocabulary) -> list[Problem]:
+def _ranked(in_title: set[tuple[int, int]], in_content: set[tuple[int, int]], vocabulary: Vocabulary,
+            text: str = "") -> list[Problem]:
+    """The problems said, ranked (see `ranked_problems`): a writer states the complaint before
+    the closing words (请供热单位上门检查 after a lift complaint), so of two said as often, the
+    one said first wins; the vocabulary's order when `text` is not given or they start alike."""
     counts: dict[int, int] = {}
     for found, weight in ((in_title, 3), (in_content, 1)):
         for i, _ in found:
             counts[i] = counts.get(i, 0) + weight
     counts.pop(len(vocabulary.problems), None)                  # policy: not a problem
     ranked = sorted((vocabulary.problems[i].general, -n, i) for i, n in counts.items())
+    if text and len(ranked) > 1 and ranked[0][:2] == ranked[1][:2]:
+        at = _first_said(text, in_title | in_content, vocabulary)
+        ranked.sort(key=lambda r: (r[0], r[1], at.get(r[2], len(text)), r[2]))
     return [vocabulary.problems[i] for _, _, i in ranked]
+
+
+def _first_said(text: str, found: set[tuple[int, int]], vocabulary: Vocabulary) -> dict[int, int]:
+    """Where each problem found is first said in a text (the first side of its phrases)."""
+    at: dict[int, int] = {}
+    for i, k in found:
+        if i < len(vocabulary.problems):
+            for literal in vocabulary.problems[i].phrases[k].first:
+                where = text.find(literal)
+                if where >= 0 and where < at.get(i, len(text)):
+                    at[i] = where
+    return at
 
 
 def _asks_policy(found: set[tuple[int, int]], vocabulary: Vocabulary) -> bool:
@@ -242,10 +266,10 @@ def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None 
     vocabulary = vocabulary or problems()
     title, content = clean(str(row.get("title") or "")), clean(str(row.get("content") or ""))
     in_title, in_content = said_in(title, content, vocabulary)
-    ranked = _ranked(in_title, in_content, vocabulary)
+    text = f"{title}。{content}"
+    ranked = _ranked(in_title, in_content, vocabulary, text)
     if not ranked:
         return Reading(None, reason="no problem named")
-    text = f"{title}。{content}"
     if _asks_policy(in_title | in_content, vocabulary) and _ASKS.search(text):
         return Reading(None, reason="a question about policy, not a complaint about an object")
     address = Address(str(row.get("address") or ""))
@@ -254,12 +278,18 @@ def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None 
     for problem in ranked:
         about = objects_in(text, problem.kinds, seen)
         if about:
-            key, source = _object_key(_first(about, problem.order), problem, text, address)
+            found = _first(about, problem.order)
+            if found.kind == "compound" and address and found.key not in address:
+                found = _home_said(text, address) or found          # the writer's compound, when named, first
+            key, source = _object_key(found, problem, text, address)
             return Reading(Mark(key, problem.name, day, who), source)
     for problem in ranked:
         key = _home_key(problem, text, address)
         if key:
             return Reading(Mark(key, problem.name, day, who), "address")
+    elsewhere = objects_in(text, _ANY_PLACE, seen)
+    if elsewhere:                                # a place of a kind the vocabulary did not foresee for it
+        return Reading(Mark(f"place:{elsewhere[0].key}", ranked[0].name, day, who), "text")
     return Reading(None, reason=f"no object named for {ranked[0].name}")
 
 
@@ -280,10 +310,22 @@ class Address(str):
         return clean(self)
 
 
+def _home_said(text: str, address: Address) -> Found | None:
+    """The address field's compound when the text names it too, else None: two fields agreeing
+    on a name, whatever it ends with (怡景壹号, 世纪印象), are surer than a name the text's
+    rules found alone (楼体开裂往里 read as a 里)."""
+    home = address_home(address.cleaned)
+    if not home:
+        return None
+    stem = compound_stem(home[0].key)
+    at = text.find(stem)
+    return Found("compound", home[0].key, at, at + len(stem)) if len(stem) >= 2 and at >= 0 else None
+
+
 def _home_key(problem: Problem, text: str, address: Address) -> str | None:
     """For a problem of a compound or a building the text names neither of (我家暖气不热), the
     writer's own: the compound of the address field, the building from the text or the address."""
-    home = compounds(address.cleaned) if problem.kinds & {"building", "compound"} else []
+    home = address_home(address.cleaned) if problem.kinds & {"building", "compound"} else []
     if not home:
         return None
     building = building_after(text, 0, strict=True) or address_building(address.cleaned, home[0].key)
@@ -339,7 +381,7 @@ def parsed(obj: str) -> tuple[str, str, str, str]:
         named, _, district = name.partition("@")
         brand, trade = named.partition("/")[::2] if kind == "company" else trade_split(named)
         return f"org:{brand[-2:]}@{district}", brand, trade, "org"
-    if kind in ("site", "stop", "market", "school"):
+    if kind in ("site", "stop", "market", "school", "place"):
         return f"{kind}:{name[-2:]}", name, "", kind
     return obj, name, "", ""
 

@@ -31,6 +31,7 @@ _STREET_OR_WAY = re.compile("路|街|道|巷")
 _STOP_TAIL = re.compile("(?:公交车站|公交站台|公交站|站台|站牌|车站|站|公交车|公交)+$")
 _CITY_OR_DISTRICT_HEAD = re.compile("^(?:市|区)")
 _FOLD = str.maketrans({c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)})
+_WIDE = re.compile("[\uff03\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]+")    # ＃, digits, letters
 _NUMERAL_CHARS = re.compile("[零一二两三四五六七八九十百]")
 _NUMERAL_RUN = re.compile(r"[零一二两三四五六七八九十百]+(?=号|栋|幢|座|#|中(?![心间午国])|期|单元|号线|楼栋)")
 
@@ -52,7 +53,7 @@ _NOT_ROAD = re.compile(r"(叉|字|马|道|公|上|走|过|小|大|岔|段|得|�
 _JUNCTION_WORD = re.compile(r"^(?:的|得)?(?:(?:交叉|交汇|相交|交界|交会)[的得]?(?:路口|口|处|地方)?|十字路口|十字|丁字路口|路口|交口|口)")
 _ONE_END = re.compile(r"(?:口)?(?:路)?段")
 _ROAD_SIDE = re.compile(r"(?:的)?([东西南北中])段")
-_JOINER = re.compile(r"^(?:与|和|跟|同|及|、|/|／|&)?$")
+_JOINER = re.compile(r"^(?:与|和|跟|同|及|、|/|／|&|＆)?$")
 _AND = re.compile("和|与|跟|、")
 _BETWEEN = re.compile("之间(?:的)?")
 _STRETCH_MID = re.compile(r"^口?(?:至|到|—|-|－|~|～|往)$")
@@ -91,7 +92,9 @@ _MARKET = words_pattern("农贸市场|菜市场|批发市场|综合市场|市场
 _SHOP = words_pattern("烧烤店|烧烤|火锅店|火锅|饭店|餐馆|餐厅|饭馆|超市|KTV|ktv|健身房|健身会所|理发店|面馆|洗车店|酒吧|棋牌室|"
                    "足疗店|足疗|按摩店|洗浴中心|网咖|台球厅|烤肉店|串串|冒菜|奶茶|咖啡馆|蛋糕店|水果店|汽修厂|修车铺|"
                    "美容院|美容店|便利店|药店|网吧|酒店|宾馆|足浴店|茶楼|小吃店|奶茶店|麻将馆|游泳馆|台球厅|早餐店|商店|店")
-_BUILDING = re.compile(r"(?=[第0-9A-Za-z])第?(\d{1,3}|[A-Za-z](?=[座栋幢]))\s*(?:号楼|号院|栋|幢|座|#楼|#|号)")
+# A building by its number; a bare 3号 not after 12月 or 11.24, nor before 起, 开始, 又, …: a date.
+_BUILDING = re.compile(r"(?=[第0-9A-Za-z])(?<![0-9月.])第?(\d{1,3}|[A-Za-z](?=[座栋幢]))\s*"
+                       r"(?:号楼|号院|栋|幢|座|#楼|#|号(?![起开以又晚早至到那当前后]))")
 _BUILDING_STRICT = re.compile(r"(?=[第0-9A-Za-z])第?(\d{1,3}|[A-Za-z](?=[座栋幢]))\s*(?:号楼|号院|栋|幢|座|#楼|#)")  # not 3号: a date
 _ADDRESS_BUILDING = re.compile(r"(\d{1,3}|[A-Za-z](?=[座栋幢]))\s*(?:号楼|栋|幢|座|#楼|#|号|-|－|—)")
 _WORD_GOES_ON = {"居": "民住委然室", "城": "管市区", "村": "民委", "里": "面边头", "园": "区林艺丁", "苑": "区",
@@ -117,12 +120,20 @@ class Found(NamedTuple):
 
 
 def clean(text: str) -> str:
-    """Full-width ASCII folded (what NFKC does to ３号楼, ＃, ，), spaces removed, Chinese
-    numerals before 号/栋/幢/中... as digits. (A table, not NFKC: a third of the cost.)"""
-    text = "".join((text or "").translate(_FOLD).split())
+    """Full-width digits, letters and ＃ folded (what NFKC does to ３号楼; wide punctuation,
+    which the patterns accept in both widths, is kept), spaces removed, Chinese numerals before
+    号/栋/幢/中... as digits. (A table on the wide runs only, not NFKC: a seventh of the cost.)"""
+    text = "".join((text or "").split())
+    if _WIDE.search(text):
+        text = _WIDE.sub(_folded, text)
     if not _NUMERAL_CHARS.search(text):
         return text
     return _NUMERAL_RUN.sub(lambda m: str(chinese_number(m.group())), text)
+
+
+def _folded(m: re.Match) -> str:
+    """A run of wide characters as ASCII."""
+    return m.group().translate(_FOLD)
 
 
 def compound_stem(name: str) -> str:
@@ -236,7 +247,7 @@ def _may_name_compound(text: str, m: re.Match) -> bool:
     if after and after in _WORD_GOES_ON.get(suffix, ""):
         return False
     if suffix == "里":
-        return before not in "区楼家屋这那哪夜心店院城手眼话子园苑县市道梯内外室厂校元"
+        return before not in "区楼家屋这那哪夜心店院城手眼话子园苑县市道梯内外室厂校元往向"      # 往里: a direction
     return suffix != "城" or before not in "进出县省全满京"
 
 
@@ -335,9 +346,47 @@ def sites(text: str) -> list[Found]:
         if _COMPANY.match(text, end) or (suffix in ("工程", "施工") and _INDUSTRY.search(name)):
             continue                                        # 中天装饰工程有限公司 is a company
         name = place_stripped(_SITE_TAIL.sub("", name))[0]
-        if len(_GENERIC_SITE.sub("", name)) >= 2:          # not 地铁, 道路改造: which one is not said
-            out.append(Found("site", name, start, end))
+        if len(_GENERIC_SITE.sub("", name)) >= 2:
+            out.append(Found("site", site_key(name), start, end))
+        elif (beside := _placed(text, start, end)) is not None:   # 地铁工地（金融路站）, 银杏大道（光明路段）道路改造工地
+            out.append(Found("site", site_key(beside[0] + name + beside[1]), start, end))
     return _longest(out)
+
+
+_BRACKETED_AFTER = re.compile(r"[（(]([^（()）]{2,10})[）)]")
+_ROAD_BEFORE = re.compile(rf"([{CJK}]{{2,6}}(?:大道|大街|路|街))([（(][{CJK}]{{2,6}}段[）)])?$")
+
+
+def _placed(text: str, start: int, end: int) -> tuple[str, str] | None:
+    """What places a site said only by its kind of works (地铁工地, 道路改造工地), as (said
+    before, said after): the road (and the stretch in brackets) just before it, or the place in
+    brackets after it; None when neither (which one is not said)."""
+    after = _BRACKETED_AFTER.match(text, end)
+    if after:
+        return "", after.group(1)
+    before = _ROAD_BEFORE.search(text, max(0, start - 14), start)
+    if before:
+        road = trim(before.group(1), digits=False)
+        return (road + (before.group(2)[1:-1] if before.group(2) else ""), "") if len(road) >= 3 else None
+    return None
+
+
+# The kinds of works a site's name ends with, each in the words writers use for it (a station
+# of a metro line being built, a road being rebuilt, resettlement housing going up).
+_WORKS = ((re.compile(r"^()(.{2,8}?)[修休建]地铁$|^(?:地铁)?(\d+号线)?(.{2,8}?)(?:地铁站|地铁|站)$"), "地铁站"),
+          (re.compile(r"^(.{2,8}?(?:路|街|大道|桥)(?:.{2,6}?段)?)(?:道路)?(?:改造|修路|改建|翻修|大修)$"), "改造"),
+          (re.compile(r"^(.{2,8}?)(?:安置房|回迁房|安置小区|回迁小区|安置区)$"), "安置房"))
+
+
+def site_key(name: str) -> str:
+    """A site's name with the words for its kind of works said one way (松山路地铁站 = 地铁3号线松山路站
+    = 松山路修地铁, the line kept when said: 3号线松山路地铁站, one with 松山路地铁站 by `same_object`;
+    光明路修路 = 光明路改造; 绿水安置房 = 绿水回迁房), else as written."""
+    for pattern, works in _WORKS:
+        m = pattern.match(name)
+        if m:
+            return "".join(g for g in m.groups() if g) + works
+    return name
 
 
 def roads(text: str) -> list[Found]:
@@ -415,9 +464,10 @@ def schools(text: str) -> list[Found]:
 
 
 def markets(text: str) -> list[Found]:
-    """Markets as name + 市场 (胡家庙菜市场 = 胡家庙农贸市场 = 胡家庙市场)."""
+    """Markets as name + 市场 (胡家庙菜市场 = 胡家庙农贸市场 = 胡家庙市场); not a 马路市场 (a
+    street turned into a market: what stalls make, not a name)."""
     found = [Found("market", _MARKET_TAIL.sub("", place_stripped(name)[0]) + "市场", s, e)
-             for s, e, name, _ in _named(text, _MARKET, digits=False) if len(name) >= 2]
+             for s, e, name, _ in _named(text, _MARKET, digits=False) if len(name) >= 2 and not name.endswith("马路")]
     return _longest([f for f in found if len(f.key) > 3])
 
 
@@ -431,8 +481,25 @@ def shops(text: str) -> list[Found]:
     return out
 
 
+# Places and organisations by the generic word their names end with, for a problem said of a
+# kind the vocabulary did not foresee (a hospital's parking, a square's noise, a bank's queue).
+_PLACE = words_pattern("卫生服务中心|卫生院|医院|诊所|广场|购物中心|中心|大厦|大楼|写字楼|公园|银行|商场|商城|体育馆|图书馆|"
+                       "博物馆|影城|电影院|驾校|加油站|停车场|驿站|物流园|产业园|工业园|科技园|景区|办事处|营业厅|服务站|"
+                       "养老院|敬老院|福利院|俱乐部")
+
+
+def places(text: str) -> list[Found]:
+    """Named places of any other kind, as name + generic word (人民医院, 万达广场, 创业大厦)."""
+    out = []
+    for _, end, name, suffix in _named(text, _PLACE, 8, digits=False):
+        name = place_stripped(name)[0]
+        if len(name) >= 2 and not name.startswith(_NOT_A_NAME_START):
+            out.append(Found("place", name + suffix, end - len(name) - len(suffix), end))
+    return _longest(out)
+
+
 FINDERS = {"compound": compounds, "company": companies, "site": sites, "road": roads, "stop": stops,
-           "school": schools, "market": markets, "shop": shops}
+           "school": schools, "market": markets, "shop": shops, "place": places}
 
 
 def _firsts(*patterns: str) -> re.Pattern:
@@ -447,7 +514,8 @@ def _firsts(*patterns: str) -> re.Pattern:
 # the finder's patterns and the Python around them.
 TRIGGERS = {"compound": _firsts(_COMPOUND.pattern, "号|栋|幢|座|#"), "company": _firsts(_COMPANY.pattern, _INDUSTRY_WORDS),
             "site": _firsts(_SITE.pattern), "road": _firsts("路|街|巷|道|环"), "stop": _firsts("站"),
-            "school": _firsts(_SCHOOL.pattern, "中"), "market": _firsts(_MARKET.pattern), "shop": _firsts(_SHOP.pattern)}
+            "school": _firsts(_SCHOOL.pattern, "中"), "market": _firsts(_MARKET.pattern), "shop": _firsts(_SHOP.pattern),
+            "place": _firsts(_PLACE.pattern)}
 
 
 @lru_cache(maxsize=256)
@@ -486,6 +554,28 @@ def building_after(text: str, at: int, strict: bool = False) -> str | None:
 
 def _building(number: str) -> str:
     return str(int(number)) if number.isdigit() else number.upper()
+
+
+_ADDRESS_STREET = re.compile(rf"^[{CJK}0-9]*?(?:大街|大道|路|街|巷|道)\d+号(?:院)?")
+_ADDRESS_HOME = re.compile(rf"([{CJK}A-Za-z]{{2,10}}?)(?:小区)?[的]?(?:第?\d{{1,3}}(?:号楼|号院|栋|幢|座|#楼|#|号|单元)|\d{{1,3}}[-－—]\d)")
+
+
+@lru_cache(maxsize=4096)
+def address_home(address: str) -> tuple[Found, ...]:
+    """The compound of a cleaned address field: by its suffix when it has one, else by where
+    it stands (after the city, district and street number, before the building number or a
+    3-2-501): an address names its compound whatever its name ends with (怡景壹号13栋, 玉兰大境1-2-1002).
+    Cached: a writer's address comes again with each of their rows."""
+    named = compounds(address)
+    if named:
+        return (named[0],)
+    rest, _ = place_stripped(address)
+    street = _ADDRESS_STREET.match(rest)
+    at = len(address) - len(rest) + (street.end() if street else 0)
+    m = _ADDRESS_HOME.match(address, at)
+    if not m or m.group(1) in _NOT_A_COMPOUND or _STREET.search(m.group(1)):
+        return ()
+    return (Found("compound", m.group(1), m.start(1), m.end(1)),)
 
 
 def address_building(address: str, compound: str) -> str | None:

@@ -205,10 +205,11 @@ LABELS = {
 # The kinds of object a matter is about (core.objects: the key's text before its first ":").
 OBJECT_KINDS = {
     "zh": {"building": "楼栋", "compound": "小区", "company": "公司", "site": "工地", "junction": "路口",
-           "stretch": "路段", "road": "道路", "stop": "公交站", "school": "学校", "market": "市场", "shop": "商铺"},
+           "stretch": "路段", "road": "道路", "stop": "公交站", "school": "学校", "market": "市场", "shop": "商铺",
+           "place": "场所"},
     "en": {"building": "Building", "compound": "Compound", "company": "Company", "site": "Site",
            "junction": "Intersection", "stretch": "Stretch of road", "road": "Road", "stop": "Bus stop",
-           "school": "School", "market": "Market", "shop": "Shop"},
+           "school": "School", "market": "Market", "shop": "Shop", "place": "Place"},
 }
 # The problems a matter is about, by their names in data/matter-problems-zh.txt; a name not
 # here is shown as it is.
