@@ -31,7 +31,7 @@ from ..core.decision import id_order
 from ..errors import DedupError, InputError, UsageError
 from ..sql.decisions import Conflict
 from ..report.render import _text, _when, diff_segments  # the report's diff, and its display of values
-from . import found, guard, privacy, search
+from . import found, guard, matters, privacy, search
 from .found import item_url  # app.item_url, as before
 from .paging import paged
 from .desk import Desk, NoSuchRow, item_key
@@ -73,6 +73,7 @@ def create_app(desk: Desk, settings: Settings = Settings(), limit: guard.LoginLi
     _routes(app)
     search.register(app)
     found.register(app)
+    matters.register(app)
     return app
 
 

@@ -63,9 +63,15 @@ class Columns:
         """The short field naming who filed a row (NAMES), when there is one."""
         return next((c for c in self.short if c.lower() in NAMES), None)
 
+    @property
+    def phone(self) -> str | None:
+        """The short field holding the filer's phone (PHONES), when there is one."""
+        return next((c for c in self.short if c.lower() in PHONES), None)
+
 
 TITLES = ("title", "subject", "标题")  # short fields a row is listed by, as named in tables
 NAMES = ("name", "姓名")  # short fields naming who filed a row
+PHONES = ("phone", "mobile", "tel", "电话", "手机", "联系电话")  # short fields holding a phone
 
 
 class Desk:
@@ -77,6 +83,8 @@ class Desk:
         self._lock = threading.Lock()
         self._queue: tuple[float, list] | None = None  # (when computed, the queue): `_recent`
         self._found: tuple[float, Any] | None = None  # (when read, review.found)
+        self._matters: tuple[float, list] | None = None  # (when read, sql.matters.matters)
+        self._matters_held: tuple[float, bool] | None = None  # (when read, whether dedup_matter has rows)
         self._reviewers_lock = threading.Lock()
         self.pipe = Pipeline(config)  # the source and store kept open for the Desk's life
         self._access_table: Any = None  # dedup_access, reflected once
@@ -184,6 +192,36 @@ class Desk:
     def found(self) -> Any:
         """The live batch's pairs and groups, for browsing (review.found; cached for QUEUE_SECONDS)."""
         return self._recent("_found", lambda: review.found(self.pipe))
+
+    def matters(self) -> list:
+        """The table's matters (热点事项), the largest first (sql.matters.matters; cached for QUEUE_SECONDS)."""
+        from ..sql import matters
+
+        return self._recent("_matters", lambda: matters.matters(self._source()))
+
+    def matter(self, written: str) -> Any:
+        """The matter whose id is `written` (as in a URL), its rows in day order
+        (sql.matters.Matter), or None when there is none. A matter's id is its smallest row's
+        id (core.matters), so it is that row's matter."""
+        from ..sql import matters
+
+        source = self._source()
+        row = source.row_by_written_id(written)
+        found = row and matters.matter_of(source, row[self.columns.id])
+        return found if found and found.matter == row[self.columns.id] else None
+
+    def matters_held(self) -> bool:
+        """Whether dedup_matter holds rows of the table: the matters stage has run on it
+        (cached for QUEUE_SECONDS: every page asks, for its header's link)."""
+        return self._recent("_matters_held", self._read_matters_held)
+
+    def _read_matters_held(self) -> bool:
+        from ..sql import matters
+
+        source = self._source()
+        with source.errors("read the matters of"), source.engine.connect() as conn:
+            tables = matters.reflect(conn)
+            return tables is not None and matters.counts(conn, tables, self.config.source.table).marked > 0
 
     def verdicts(self, pairs: Sequence[tuple]) -> dict[tuple, Any]:
         """{pair: its standing verdict (core.decision.Verdict)} of these pairs decided."""

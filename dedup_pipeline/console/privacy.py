@@ -25,7 +25,7 @@ MASK = "****"
 
 def shown(rows: Sequence[dict[str, Any]], page: str) -> list[dict[str, Any]]:
     """The rows as this request may show them (copies, the masked columns masked unless the
-    reviewer sees phones), their ids noted as seen on `page` (pair, group, search, queue, found)."""
+    reviewer sees phones), their ids noted as seen on `page` (pair, group, search, queue, found, matter)."""
     desk = current_app.extensions["dedup"].desk
     g.setdefault("viewed", []).extend((page, row[desk.columns.id]) for row in rows)
     if g.get("sees_phones"):

@@ -1,0 +1,157 @@
+"""Matters (热点事项) in the console, to read: `/matters` lists the table's matters, the
+largest first, a page at a time (object, problem, people, rows, first and last day);
+`/matters/<id>` shows one matter's rows together in day order (date, title, name and phone,
+an excerpt of the text), each linked to its search result (the row, its pairs, its queue
+item) and to its duplicates when the batch found some. The rows pass through privacy.shown
+(masked, noted in the access log). Splitting and merging matters is not here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, current_app, g, render_template, request, session, url_for
+
+from ..core.decision import id_order
+from ..errors import DedupError
+from ..report.render import _text, _when, object_text, problem_text
+from . import privacy
+from .paging import paged
+
+EXCERPT = 160  # characters of a row's text the matter page shows
+GROUP_LINKED = 30  # rows at most of a duplicate group a row links to (as search.py)
+
+LABELS = {
+    "zh": {"matters": "热点事项", "matter": "热点事项", "matters_hint":
+           "至少两位不同的人就同一个对象（一栋楼、一个小区、一家公司、一处工地、一个路口……）反映同一个问题的行，"
+           "按人数、再按行数排序。只供查看：拆分与合并不在此处。",
+           "matters_off": "尚无热点事项：此功能默认关闭。在配置中设 [matters] find = true，然后运行 "
+                          "dedup-pipeline migrate 和 dedup-pipeline batch。",
+           "matters_none": "最近一次批处理没有找到热点事项（没有两位以上不同的人反映同一对象的同一问题）。",
+           "object": "对象", "problem": "问题", "people": "人数", "span": "时间", "matter_rows": "行数",
+           "matter_id": "事项编号", "no_matter": "没有编号为 {id} 的热点事项。", "who": "反映人",
+           "matter_rows_hint": "本事项的行，按日期排序；点编号查看该行及其相似对。",
+           "duplicates": "重复组 {n} 行", "people_of": "{n} 人", "rows_of": "{n} 行", "gone": "（已不在表中）",
+           "all_matters": "全部热点事项"},
+    "en": {"matters": "Matters", "matter": "Matter", "matters_hint":
+           "Rows of at least two different people about one object (a building, a compound, a company, a site, "
+           "an intersection…) and one problem, by people, then rows. To read only: splitting and merging are "
+           "not here.",
+           "matters_off": "No matters yet: the stage is off by default. Set [matters] find = true in the "
+                          "configuration, then run dedup-pipeline migrate and dedup-pipeline batch.",
+           "matters_none": "The last batch found no matter (no object and problem that two different people "
+                           "wrote about).",
+           "object": "Object", "problem": "Problem", "people": "People", "span": "Dates", "matter_rows": "Rows",
+           "matter_id": "Matter", "no_matter": "There is no matter with id {id}.", "who": "Filed by",
+           "matter_rows_hint": "The matter's rows by date; an id opens the row and its pairs.",
+           "duplicates": "duplicates: {n} rows", "people_of": "{n} people", "rows_of": "{n} rows",
+           "gone": "(no longer in the table)", "all_matters": "All matters"},
+}
+
+
+def register(app: Flask) -> None:
+    """Add the matters' pages to the console, and their link to every page's header."""
+    app.add_url_rule("/matters", "matters", listing)
+    app.add_url_rule("/matters/<written>", "matter", matter)
+    app.context_processor(_header)
+
+
+def _desk() -> Any:
+    return current_app.extensions["dedup"].desk
+
+
+def _header() -> dict[str, Any]:
+    """The matters' words, and whether the header links to them: for a signed-in reviewer
+    when dedup_matter holds rows of the table. A desk that keeps no matters (a test's
+    stand-in) or a database that cannot say shows no link, and the page still renders."""
+    lang = session.get("lang", "zh")
+    shown = False
+    held = getattr(_desk(), "matters_held", None)
+    if session.get("reviewer") and held is not None:
+        try:
+            shown = held()
+        except DedupError:
+            shown = False
+    return {"tm": LABELS.get(lang, LABELS["zh"]), "matters_link": shown}
+
+
+def listing() -> Any:
+    """A page of the table's matters, the largest first."""
+    desk, lang = _desk(), session.get("lang", "zh")
+    found = desk.matters()
+    page, listed = paged(found, request.args.get("page"))
+    return render_template("matters.html.j2", endpoint="matters", page=page, held=desk.matters_held(),
+                           matters=[_listed(n, m, lang) for n, m in enumerate(listed, page.first)])
+
+
+def _listed(number: int, m: Any, lang: str) -> dict[str, Any]:
+    """A matter as the list shows it."""
+    kind, name = object_text(_text(m.object), lang)
+    return {"n": number, "id": str(m.matter), "kind": kind, "name": name,
+            "problem": problem_text(_text(m.problem), lang), "people": m.people, "rows": len(m.rows),
+            "span": _span(m), "url": url_for("matter", written=str(m.matter))}
+
+
+def _span(m: Any) -> str:
+    """A matter's first and last day: "2025-03-01 – 2025-03-20", one day once."""
+    first, last = _text(m.first), _text(m.last)
+    return first if first == last else f"{first} – {last}"
+
+
+def matter(written: str) -> Any:
+    """A matter's rows together, in day order, a page at a time; 404 for no such matter."""
+    desk, lang = _desk(), session.get("lang", "zh")
+    found = desk.matter(written) if len(written) <= 64 else None
+    if found is None:
+        words = LABELS.get(lang, LABELS["zh"])
+        return render_template("message.html.j2", title=g.t["not_found"],
+                               message=words["no_matter"].format(id=written[:64]),
+                               link=(url_for("matters"), words["all_matters"])), 404
+    page, listed = paged(found.rows, request.args.get("page"))
+    rows = _rows(desk, listed)
+    return render_template("matter.html.j2", endpoint="matter", page=page, view=_listed(0, found, lang),
+                           rows=rows, columns=desk.columns)
+
+
+def _rows(desk: Any, ids: list) -> list[dict[str, Any]]:
+    """These rows of a matter as its page lists them, in the matter's order (by day), as
+    privacy.shown lets this request see them; a row gone from the table since the batch is
+    listed by its id alone."""
+    cols = desk.columns
+    shown = privacy.shown(desk.rows_of(sorted(set(ids), key=id_order)), "matter")
+    by_id = {row[cols.id]: row for row in shown}
+    duplicates = _duplicates(desk, ids)
+    return [_row(cols, rid, by_id.get(rid), duplicates.get(rid)) for rid in ids]
+
+
+def _row(cols: Any, rid: Any, row: dict[str, Any] | None, group: list | None) -> dict[str, Any]:
+    """One row of a matter: its date, title, name, phone and text's start, its links."""
+    def value(column: str | None) -> str:
+        return _text(row.get(column)) if row is not None and column else ""
+
+    return {"id": str(rid), "present": row is not None, "url": url_for("search", q=str(rid)),
+            "date": _when(row.get(cols.date)) if row is not None and cols.date else "",
+            "title": value(cols.title), "name": value(cols.name), "phone": value(cols.phone),
+            "excerpt": _excerpt(value(cols.text)),
+            "duplicates": _group_link(group)}
+
+
+def _excerpt(text: str) -> str:
+    """The start of a text, white space made single spaces: EXCERPT characters, "…" where it goes on."""
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT else text[:EXCERPT] + "…"
+
+
+def _duplicates(desk: Any, ids: list) -> dict[Any, list]:
+    """{row: its duplicate group (the batch's, review.found)} of these rows that are in one."""
+    wanted = set(ids)
+    return {r: list(members) for members, _ in desk.found().groups for r in members if r in wanted}
+
+
+def _group_link(group: list | None) -> dict[str, Any] | None:
+    """The page of a row's duplicates: their pair's, or their group's (when small enough to name)."""
+    if not group or len(group) < 2 or len(group) > GROUP_LINKED:
+        return None
+    rows = [str(r) for r in group]
+    url = url_for("pair", a=rows[0], b=rows[1]) if len(rows) == 2 else url_for("group", row=rows)
+    return {"url": url, "n": len(rows)}
