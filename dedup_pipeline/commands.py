@@ -582,7 +582,7 @@ def add(using: Using, row_ids: Iterable[Any] | None = None) -> Added:
             return Added(written=written)
         added = Added({row[id_column]: index.add_and_check(row[id_column], row) for row in rows})
         with source.errors("write the matters of"), source.engine.begin() as conn:
-            matters.follow(conn, config, {row[id_column]: row for row in rows}, [])
+            matters.follow(conn, matters.tables_of(config, conn), config, {row[id_column]: row for row in rows}, [])
         return added
 
 

@@ -62,7 +62,8 @@ def expected(config, rows):
 
 def follow_one(pipe, present=(), absent=()):
     with pipe.source.engine.begin() as conn:
-        return matters.follow(conn, pipe.config, {r["id"]: r for r in present}, list(absent))
+        return matters.follow(conn, matters.tables_of(pipe.config, conn), pipe.config, {r["id"]: r for r in present},
+                              list(absent))
 
 
 def test_the_batch_writes_each_rows_matter_as_the_core_finds_it(table, sqlite_table):
@@ -303,14 +304,14 @@ def test_a_second_writer_of_a_part_waits_for_the_first_to_commit(table, mariadb_
     first, second = (next(r for r in table.rows if r["id"] == i) for i in biggest.rows[:2])
     with engine.connect() as holding, engine.connect() as waiting:
         holding.begin()
-        matters.follow(holding, config, {first["id"]: first}, [])  # the part's keys locked until it commits
+        matters.follow(holding, matters.tables_of(config, holding), config, {first["id"]: first}, [])  # the part's keys locked until it commits
         waiting.execute(sa.text("SET SESSION innodb_lock_wait_timeout = 1"))
         waiting.commit()
         with pytest.raises(sa.exc.OperationalError, match="Lock wait timeout"), waiting.begin():
-            matters.follow(waiting, config, {second["id"]: second}, [])
+            matters.follow(waiting, matters.tables_of(config, waiting), config, {second["id"]: second}, [])
         holding.commit()
         with waiting.begin():
-            matters.follow(waiting, config, {second["id"]: second}, [])
+            matters.follow(waiting, matters.tables_of(config, waiting), config, {second["id"]: second}, [])
     with Pipeline(config) as pipe:
         assert held(pipe) == expected(config, table.rows)
 

@@ -102,8 +102,9 @@ class Found(NamedTuple):
 def find(config: Config, source: SqlSource) -> Found | None:
     """The stage for an engine that did not mark the rows it read (Spark): every row read
     and marked here, then `settle_all`."""
-    if not _kept(config, source):
-        return None
+    with source.errors("read the matters of"), source.engine.connect() as conn:
+        if tables_of(config, conn) is None:
+            return None
     columns, id_column = columns_of(config), config.source.id_column
     marks = {row[id_column]: m for chunk in source.rows(left_out=[]) for row in chunk
              if (m := mark(row, columns, id_column)) is not None}
@@ -114,12 +115,13 @@ def settle_all(config: Config, source: SqlSource, marks: Mapping[Any, core.Mark]
     """The batch's stage, from the marks of every row of the table (those with none left
     out): its matters found and dedup_matter made them, writing what changed. None when the
     table has no dedup_matter (`migrate` not run since it came) or `[matters] find` is off."""
-    if not _kept(config, source):
-        return None
     start = time.perf_counter()
-    entries = entries_of(marks, config.matters.window_days)
     with source.errors("write the matters of"), source.engine.begin() as conn:
-        written, removed = stored.write(conn, stored.reflect(conn), config.source.table, entries)
+        tables = tables_of(config, conn)
+        if tables is None:
+            return None
+        entries = entries_of(marks, config.matters.window_days)
+        written, removed = stored.write(conn, tables, config.source.table, entries)
     in_matters = [e for e in entries if e.matter is not None]
     return Found(len(marks), len({e.matter for e in in_matters}), len(in_matters), written, removed,
                  time.perf_counter() - start)
@@ -128,11 +130,11 @@ def settle_all(config: Config, source: SqlSource, marks: Mapping[Any, core.Mark]
 def settle_changed(config: Config, source: SqlSource, marks: Mapping[Any, core.Mark | None], gone: Iterable) -> Found | None:
     """A re-run's stage, from the marks of the rows it read again (None: a row with none) and
     the rows gone: only the parts they were and are in worked out again (`follow_marks`)."""
-    if not _kept(config, source):
-        return None
     start = time.perf_counter()
     with source.errors("write the matters of"), source.engine.begin() as conn:
-        tables = stored.reflect(conn)
+        tables = tables_of(config, conn)
+        if tables is None:
+            return None
         written = follow_marks(conn, tables, config, marks, gone)
         counted = stored.counts(conn, tables, config.source.table)
     return Found(counted.marked, counted.matters, counted.in_matters, written, 0, time.perf_counter() - start)
@@ -144,12 +146,10 @@ def settings(config: Config) -> str:
     return f"window_days={config.matters.window_days},{columns_of(config)},rules={core.RULES}"
 
 
-def _kept(config: Config, source: SqlSource) -> bool:
-    """Whether the matters are kept: `[matters] find`, and dedup_matter there (`migrate`)."""
-    if not config.matters.find:
-        return False
-    with source.errors("read the matters of"), source.engine.connect() as conn:
-        return stored.reflect(conn) is not None
+def tables_of(config: Config, conn: Any) -> stored.Tables | None:
+    """dedup_matter and its keys when the matters are kept: `[matters] find`, and the tables
+    there (`migrate`); else None."""
+    return stored.reflect(conn) if config.matters.find else None
 
 
 def marks_of(rows: Iterable[Mapping[str, Any]], config: Config) -> list[core.Mark | None]:
@@ -190,12 +190,12 @@ def _date(day: int) -> dt.date:
     return dt.date.fromordinal(day)
 
 
-def follow(conn: Any, config: Config, present: Mapping[Any, Mapping[str, Any]], absent: Iterable) -> int:
-    """Keep dedup_matter in step with rows changed (`present`, as read now) and removed
-    (`absent`), in the caller's transaction (an SQLAlchemy connection of the source's
-    engine): `follow_marks`. Returns how many rows of dedup_matter were written or removed
-    (0 when the table has none, or the stage is off)."""
-    tables = stored.reflect(conn) if config.matters.find else None
+def follow(conn: Any, tables: stored.Tables | None, config: Config, present: Mapping[Any, Mapping[str, Any]],
+           absent: Iterable) -> int:
+    """Keep dedup_matter (`tables`, as `tables_of` gave them) in step with rows changed
+    (`present`, as read now) and removed (`absent`), in the caller's transaction (an
+    SQLAlchemy connection of the source's engine): `follow_marks`. Returns how many rows of
+    dedup_matter were written or removed (0 when the matters are not kept: `tables` None)."""
     if tables is None:
         return 0
     columns, id_column = columns_of(config), config.source.id_column

@@ -433,6 +433,8 @@ def _matters(config: Config, store: Store, table: Table, gone: list) -> matters.
     when the live batch's matters were found with these settings, else every row read for
     them (the first batch since `migrate` made dedup_matter, or new settings); before the
     switch and the replay, which works out again the rows changed since."""
+    if not config.matters.find:
+        return None
     live = (store.current_run() or {}).get("summary") or {}
     with SqlSource(config) as source:
         if live.get("matters") == matters.settings(config):

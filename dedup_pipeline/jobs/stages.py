@@ -244,6 +244,8 @@ def settle_matters(config: Config, marks: Mapping[Any, Any] | None) -> matters.F
     """The matters stage (jobs/matters.py) from the marks of every row the run read (None:
     the table read for them), before the switch and the replay: a row changed since the run
     read it is among those `replay` works out again."""
+    if not config.matters.find:
+        return None
     with SqlSource(config) as source:
         return matters.find(config, source) if marks is None else matters.settle_all(config, source, marks)
 

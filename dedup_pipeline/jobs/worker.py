@@ -97,6 +97,10 @@ class Worker:
         self.config, self.settings, self.source, self.index = config, settings, source, index
         self.outbox, self.matches = worker_tables
         self.engine = source.engine
+        self.matter_tables = None  # the matters stage's tables, reflected once, not each batch (None: not kept)
+        if config.matters.find:
+            with self.engine.connect() as conn:
+                self.matter_tables = matters.tables_of(config, conn)
         self.mysql = self.engine.dialect.name in ("mysql", "mariadb")
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.stopping, self.wake = False, threading.Event()
@@ -210,7 +214,7 @@ class Worker:
         absent = [i for i in row_ids if i not in present]
         found = matchtable.SqlMatches(conn, self.matches, matchtable.INCREMENTAL, self.config.source.table)
         done = matches.apply(self.index, found, present, absent)
-        matters.follow(conn, self.config, present, absent)
+        matters.follow(conn, self.matter_tables, self.config, present, absent)
         self.index.store.sync()  # before the entries are marked done: a MongoDB crash loses nothing
         return Tally(rows=len(row_ids), added=done.added, removed=done.removed, matched=done.matched)
 
