@@ -10,7 +10,7 @@ import pytest
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.jobs.incremental import Incremental
-from dedup_pipeline.store.index import MemoryStore, open_store
+from dedup_pipeline.store.index import memory_store, open_store
 
 ROWS = 600
 
@@ -53,7 +53,7 @@ def test_after_the_batch_a_check_finds_each_row_paired_with_a_row(table):
 def test_a_rerun_writes_only_the_rows_added_changed_or_removed_and_ends_as_a_clean_batch(table):
     rows, config = table
     path = config.source.url.removeprefix("sqlite:///")
-    with open_store(config) as store:
+    with open_store(config) as store, memory_store() as clean:
         run_batch(config, store, processes=1)
         with sqlite3.connect(path) as db:
             db.execute("UPDATE petition SET content = '再次反映' || content WHERE id = 2")
@@ -62,7 +62,6 @@ def test_a_rerun_writes_only_the_rows_added_changed_or_removed_and_ends_as_a_cle
         db.close()
         again = run_batch(config, store, processes=1)
         assert (again.added, again.changed, again.removed) == (1, 1, 2) and again.rows == ROWS - 1
-        clean = MemoryStore()
         run_batch(config, clean, processes=1)
         ids = [row["id"] for row in rows] + [ROWS + 1000]
         assert live_pairs(store) == live_pairs(clean)

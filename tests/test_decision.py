@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.incremental import Incremental
-from dedup_pipeline.store.index import MemoryStore
+from dedup_pipeline.store.index import memory_store
 from testing.labelled import generate, letters, signed_letter
 from tests.test_matches import CONFIG, batch_relations, checked, linked_through_a_third
 
@@ -28,10 +28,11 @@ def pairs(decided, scope=lambda a, b: True) -> set:
 def test_check_lists_exactly_the_rows_the_batch_relates_to_every_row_of_the_labelled_set():
     rows = labelled_rows()
     table = {r["id"]: r for r in rows}
-    index = Incremental(MemoryStore(), CONFIG)
-    index.add_many(table.items())
-    relations = batch_relations(table)
-    assert len(relations) > 4000 and checked(index, table) == relations
+    with memory_store() as store:
+        index = Incremental(store, CONFIG)
+        index.add_many(table.items())
+        relations = batch_relations(table)
+        assert len(relations) > 4000 and checked(index, table) == relations
 
 
 @cache
@@ -55,26 +56,29 @@ def test_a_decision_focused_on_some_rows_gives_the_whole_tables_pairs_of_those_r
     assert pairs(focused) == pairs(whole, lambda a, b: mask[a] or mask[b] or focused.centre[a] and focused.centre[b])
 
 
-class CountingStore(MemoryStore):
-    """A MemoryStore that counts the keys it is asked for."""
+class CountingStore:
+    """A store that counts the keys it is asked for."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.asked: list[int] = []
+    def __init__(self, store) -> None:
+        self.store, self.asked = store, []
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
 
     def lookup(self, table, wanted):
         self.asked += [k for keys in wanted.values() for k in keys]
-        return super().lookup(table, wanted)
+        return self.store.lookup(table, wanted)
 
 
 def test_a_check_of_one_of_20000_copies_lists_them_all_reading_each_key_once():
     text = "小区门口的垃圾站已经半个月没有清运，臭味很大，苍蝇蚊子到处都是，住户连窗户都不敢开，请有关部门尽快处理。"
     row = {"title": "垃圾", "name": "张三", "phone": "13800000001", "address": "某小区", "content": text,
            "created_at": "2025-01-01"}
-    store = CountingStore()
-    index = Incremental(store, CONFIG)
-    index.add_many((n, {**row, "id": n}) for n in range(1, 20_001))
-    found = index.check({**row, "id": 1}, "all", exclude=1)
+    with memory_store() as memory:
+        store = CountingStore(memory)
+        index = Incremental(store, CONFIG)
+        index.add_many((n, {**row, "id": n}) for n in range(1, 20_001))
+        found = index.check({**row, "id": 1}, "all", exclude=1)
     assert {m.row for m in found} == set(range(2, 20_001)) and {m.distance for m in found} == {0.0}
     assert sorted(store.asked) == sorted(set(index.scheme.keys(index.probe(row))))
 

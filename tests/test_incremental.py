@@ -21,7 +21,7 @@ from dedup_pipeline.jobs.incremental import Incremental, Match
 from dedup_pipeline.pipeline import Pipeline
 from dedup_pipeline.core.schemes import featurizer
 from dedup_pipeline.core.simhash import fingerprint_many
-from dedup_pipeline.store.index import MemoryStore, MongoStore, Record, ensure_indexes
+from dedup_pipeline.store.index import MongoStore, Record, ensure_indexes, memory_store
 
 FP = 0xFFFF_0003_0002_0001
 
@@ -61,7 +61,8 @@ def near_pairs(count):
 
 @pytest.fixture
 def index():
-    return Incremental(MemoryStore(), CONFIG)
+    with memory_store() as store:
+        yield Incremental(store, CONFIG)
 
 
 def file_fingerprint(index, row, fingerprint, table="petition"):
@@ -163,16 +164,17 @@ POOL = [FP ^ bits for bits in (0, 1, 0b11, 0b111, 0b1111, 1 << 20 | 1, 1 << 40 |
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 5), st.sampled_from(POOL)), max_size=20))
 def test_after_any_changes_check_agrees_with_a_scan(changes):
-    index = Incremental(MemoryStore(), CONFIG)
-    stored = {}
-    for add, row, fingerprint in changes:
-        if add:
-            file_fingerprint(index, row, fingerprint)
-            stored[row] = fingerprint
-        else:
-            assert index.remove(row) is (stored.pop(row, None) is not None)
-    for fingerprint in POOL:
-        assert dict(index.similar(fingerprint)) == brute_force(stored, fingerprint)
+    with memory_store() as store:
+        index = Incremental(store, CONFIG)
+        stored = {}
+        for add, row, fingerprint in changes:
+            if add:
+                file_fingerprint(index, row, fingerprint)
+                stored[row] = fingerprint
+            else:
+                assert index.remove(row) is (stored.pop(row, None) is not None)
+        for fingerprint in POOL:
+            assert dict(index.similar(fingerprint)) == brute_force(stored, fingerprint)
 
 
 # -- against SecantusDB

@@ -14,7 +14,7 @@ from dedup_pipeline.core.pairs import originals
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.core.decision import confirm, through_a_third
 from dedup_pipeline.core.shingles import SketchTable, candidates
-from dedup_pipeline.store.index import MemoryStore
+from dedup_pipeline.store.index import memory_store
 from testing.labelled import generate
 
 FIELDS = {"title": "short", "name": "short", "phone": "short", "address": "short",
@@ -92,12 +92,13 @@ def apply_all(batches, table, index, matches, pool=ROWS):
 @example(start=[], batches=[[(3, 0), (4, 0)], [(1, 0), (2, 0)]])  # two copies, then two earlier rows of their text
 @example(start=[0, 0, 0], batches=[[(1, None), (4, 0)]])  # the first of three copies goes as a fourth comes
 def test_changes_applied_one_batch_at_a_time_give_the_pairs_of_a_batch_and_check_lists_them(start, batches):
-    index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
-    table = {n + 1: row(n + 1, t) for n, t in enumerate(start)}
-    apply(index, matches, dict(table), [])
-    apply_all(batches, table, index, matches)
-    assert set(matches.held) == batch_pairs(table)
-    assert checked(index, table) == batch_relations(table)
+    with memory_store() as store:
+        index, matches = Incremental(store, CONFIG), MemoryMatches()
+        table = {n + 1: row(n + 1, t) for n, t in enumerate(start)}
+        apply(index, matches, dict(table), [])
+        apply_all(batches, table, index, matches)
+        assert set(matches.held) == batch_pairs(table)
+        assert checked(index, table) == batch_relations(table)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -105,28 +106,30 @@ def test_changes_applied_one_batch_at_a_time_give_the_pairs_of_a_batch_and_check
 def test_pairs_linked_through_a_third_row_follow_changes_as_a_batch_links_them_and_check_lists_them(start, batches):
     pool = linked_through_a_third()
     pool = [pool[n % len(pool)] for n in range(40)]  # the strategy's range, whatever the pool's size
-    index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
-    table = {n + 1: row(n + 1, t, pool) for n, t in enumerate(start)}
-    apply(index, matches, dict(table), [])
-    apply_all(batches, table, index, matches, pool)
-    assert set(matches.held) == batch_pairs(table)
-    assert checked(index, table) == batch_relations(table)
+    with memory_store() as store:
+        index, matches = Incremental(store, CONFIG), MemoryMatches()
+        table = {n + 1: row(n + 1, t, pool) for n, t in enumerate(start)}
+        apply(index, matches, dict(table), [])
+        apply_all(batches, table, index, matches, pool)
+        assert set(matches.held) == batch_pairs(table)
+        assert checked(index, table) == batch_relations(table)
 
 
 def test_the_quality_sets_rows_filed_then_deleted_and_edited_give_the_pairs_of_a_batch():
     rows = generate(1200, seed=11).rows[:450]
-    index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
-    table = {r["id"]: r for r in rows}
-    apply(index, matches, dict(table), [])
-    assert set(matches.held) == batch_pairs(table)
-    gone = [r for r in table if r % 7 == 0]
-    edited = {r: {**table[r], "content": table[r + 1]["content"]} for r in table if r % 11 == 0 and r + 1 in table
-              and r not in gone}
-    for r in gone:
-        del table[r]
-    table.update(edited)
-    apply(index, matches, edited, gone)
-    assert set(matches.held) == batch_pairs(table)
+    with memory_store() as store:
+        index, matches = Incremental(store, CONFIG), MemoryMatches()
+        table = {r["id"]: r for r in rows}
+        apply(index, matches, dict(table), [])
+        assert set(matches.held) == batch_pairs(table)
+        gone = [r for r in table if r % 7 == 0]
+        edited = {r: {**table[r], "content": table[r + 1]["content"]} for r in table if r % 11 == 0 and r + 1 in table
+                  and r not in gone}
+        for r in gone:
+            del table[r]
+        table.update(edited)
+        apply(index, matches, edited, gone)
+        assert set(matches.held) == batch_pairs(table)
 
 
 def test_a_copy_filed_later_is_linked_through_its_submitters_earlier_copy_as_the_batch_links_it():
@@ -135,7 +138,8 @@ def test_a_copy_filed_later_is_linked_through_its_submitters_earlier_copy_as_the
             (text.replace("清运", "请运"), "13800000002", "2025-02-02")]
     table = {n: {"id": n, "content": c, "phone": p, "created_at": day} for n, (c, p, day) in enumerate(rows, 1)}
     for order in ([1, 2, 3], [3, 2, 1], [2, 3, 1]):
-        index, matches = Incremental(MemoryStore(), CONFIG), MemoryMatches()
-        for n in order:
-            apply(index, matches, {n: table[n]}, [])
-        assert set(matches.held) == batch_pairs(table) and (1, 3) in matches.held
+        with memory_store() as store:
+            index, matches = Incremental(store, CONFIG), MemoryMatches()
+            for n in order:
+                apply(index, matches, {n: table[n]}, [])
+            assert set(matches.held) == batch_pairs(table) and (1, 3) in matches.held

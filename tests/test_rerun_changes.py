@@ -15,7 +15,7 @@ from dedup_pipeline.config import parse_config
 from dedup_pipeline.core.shingles import Sets
 from dedup_pipeline.jobs import rerun, sketches
 from dedup_pipeline.jobs.batch import run_batch
-from dedup_pipeline.store.index import MemoryStore
+from dedup_pipeline.store.index import MongoStore, memory_store
 from tests.test_matches import FIELDS, ROWS as POOL_ROWS, changes_of, linked_through_a_third, row
 
 COLUMNS = ("id", "title", "name", "phone", "address", "category", "created_at", "content")
@@ -38,18 +38,17 @@ def write(folder: Path, table: dict) -> None:
     db.close()
 
 
-def stored(store: MemoryStore, table: dict) -> tuple:
+def stored(store: MongoStore, table: dict) -> tuple:
     live = store.current_run()["run"]
     return store.read_matches(live), store.read_groups(live), store.records("petition", sorted(table))
 
 
 def reruns_end_as_a_clean_batch(start: list, batches: list, pool: list, scheme: str = "shingles") -> None:
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, memory_store() as store, memory_store() as clean:
         folder = Path(folder)
         config = config_of(folder, scheme)
         table = {n + 1: row(n + 1, t, pool) for n, t in enumerate(start)}
         write(folder, table)
-        store = MemoryStore()
         run_batch(config, store)
         for batch in batches:
             for row_id, text_of in batch:
@@ -61,7 +60,6 @@ def reruns_end_as_a_clean_batch(start: list, batches: list, pool: list, scheme: 
             again = run_batch(config, store)
             assert again.rerun or not table
         rerun = stored(store, table)
-        clean = MemoryStore()
         run_batch(config, clean, full=True)
         assert rerun == stored(clean, table)
 

@@ -80,7 +80,7 @@ def test_writes_while_a_batch_builds_are_logged_for_it_to_replay(mongo_db):
     run = results.new_run(mongo_db, {})
     writer = MongoStore(mongo_db)
     writer.file([record(5)])
-    writer.file([record(9)], batch=True)  # the batch's own writes
+    writer.filing().changed([record(9)])  # the batch's own writes
     writer.remove("petition", [6])
     assert {d["row"] for d in mongo_db[results.CHANGES].find()} == {5, 6}
     results.switch(mongo_db, run, {"rows": 0})

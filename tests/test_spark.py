@@ -18,7 +18,7 @@ from dedup_pipeline.jobs.batch import run_batch
 from dedup_pipeline.config import default_config_text, parse_config
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.spark import OUT_OF_MEMORY as OOM_EXIT, SparkError, _bounds, _failure, run_spark_batch
-from dedup_pipeline.store.index import BLOCKS, MemoryStore, MongoStore
+from dedup_pipeline.store.index import BLOCKS, MongoStore, memory_store
 from testing.labelled import generate, write_sqlite
 
 ROWS = 6000
@@ -32,10 +32,10 @@ def quality(tmp_path_factory):
     return rows, write_sqlite(rows, tmp_path_factory.mktemp("quality") / "quality.sqlite")
 
 
-def config_for(path, mongo_uri, database):
+def config_for(path, mongo_uri, database, kind="mongodb"):
     data = tomllib.loads(default_config_text())
     data["source"] = {"url": f"sqlite:///{path}", "table": "petition"}
-    data["store"] = {"mongo_uri": mongo_uri, "database": database}
+    data["store"] = {"mongo_uri": mongo_uri, "database": database, "kind": kind}
     data["batch"] = {"chunk_size": 300, "processes": 1}
     return parse_config(data, env={})
 
@@ -228,8 +228,9 @@ def test_a_failure_whose_message_the_ended_jvm_cannot_give_is_still_said_by_the_
 
 
 def test_the_spark_engine_refuses_the_in_memory_store_its_executors_cannot_reach(tmp_path):
-    with pytest.raises(SparkError, match='needs a MongoDB its executors write to: \\[store\\] kind = "mongodb"'):
-        run_spark_batch(config_for(tmp_path / "petition.sqlite", "", "dedup"), MemoryStore())
+    with pytest.raises(SparkError, match='needs a MongoDB its executors write to: \\[store\\] kind = "mongodb"'), \
+            memory_store() as store:
+        run_spark_batch(config_for(tmp_path / "petition.sqlite", "", "dedup", kind="memory"), store)
 
 
 class Mongos:

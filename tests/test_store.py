@@ -1,7 +1,7 @@
 """The block index: a document per row, keys filed in bucket documents by the batch and in
 `fresh` since, stale entries skipped; one write per change; round trips; int64; and what a
 batch asks of a store (what it holds, its generations, its lease). On SecantusDB
-(MongoStore), and the same spec on the in-memory store (MemoryStore)."""
+(MongoStore), and the same spec on the in-memory store (`memory_store`: one of its databases)."""
 
 import numpy as np
 import pymongo
@@ -11,8 +11,8 @@ from dedup_pipeline.store import index, results
 from dedup_pipeline.config import parse_config
 from dedup_pipeline.store.embedded import free_port
 from dedup_pipeline.store.index import (
-    BUCKET_ENTRIES, CHANGED, FRESH, MemoryStore, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
-    _refiled, from_int64, open_store, to_int64)
+    BUCKET_ENTRIES, CHANGED, FRESH, MongoStore, Record, StoreError, bucket_bits, connect, ensure_indexes,
+    _refiled, from_int64, memory_store, open_store, to_int64)
 from dedup_pipeline.store.lock import LockHeld
 from testing.mongo_commands import Commands
 
@@ -39,16 +39,18 @@ def found(store, *keys, table=T):
 @pytest.fixture(params=["mongo", "memory"])
 def store(request):
     if request.param == "memory":
-        return MemoryStore()
+        with memory_store() as store:
+            yield store
+        return
     db = request.getfixturevalue("mongo_db")
     ensure_indexes(db)
-    return MongoStore(db)
+    yield MongoStore(db)
 
 
 def build(store, records):
     """A batch over `records`: their buckets made live (rows written new, without `fresh`)."""
     run = store.new_run({})
-    store.file(records, fresh=False, batch=True)
+    store.filing().new(records)
     keys = np.array([k for r in records for k in r.keys], np.uint64)
     rows = [r.row for r in records for _ in r.keys]
     prints = np.array([r.fingerprint for r in records for _ in r.keys], np.uint64)
@@ -137,7 +139,7 @@ def test_fold_ends_fresh_only_for_rows_stored_as_the_buckets_hold_them(store):
 def test_a_re_run_reads_the_rows_other_writers_filed_and_not_those_a_batch_filed(store):
     build(store, [record(n, [n]) for n in range(10)])
     store.file([record(3, [30], content="by add")])
-    store.file([record(4, [40], content="by a night")], batch=True)
+    store.filing().changed([record(4, [40], content="by a night")])
     assert store.since(T, batched=False).rows == {3: "by add"}
     assert store.since(T).rows == {3: "by add", 4: "by a night"}
     assert store.fresh(T) == {3, 4} and found(store, 30, 40) == [3, 4]
@@ -162,7 +164,7 @@ def test_a_row_filed_again_since_it_was_read_is_not_adopted(store):
 
 def test_a_full_batch_folds_the_rows_a_batch_filed_fresh(store):
     build(store, [record(n, [n]) for n in range(10)])
-    store.file([record(4, [40], content="by a night")], batch=True)
+    store.filing().changed([record(4, [40], content="by a night")])
     assert store.fold(T, {4: "by a night"}) == 1
     assert store.fresh(T) == set() and store.since(T).rows == {}
 
@@ -192,7 +194,7 @@ def test_a_batch_killed_before_going_live_leaves_what_it_filed_for_the_next(stor
     build(store, [record(n, [n], content=f"c{n}") for n in range(3)])
     dead = store.new_run({})
     store.write_manifest(dead, [0, 1, 7], ["c0", "other", "c7"])
-    store.file([record(7, [7], content="c7")], fresh=False, batch=True)  # ...and the batch dies here
+    store.filing().new([record(7, [7], content="c7")])  # ...and the batch dies here
     store.new_run({})
     assert store.stored(T).rows == {0: "c0", 1: CHANGED, 2: "c2", 7: CHANGED}
 
@@ -227,7 +229,7 @@ def test_before_any_batch_there_is_no_live_run(store):
 def test_writes_while_a_run_builds_are_logged_for_its_replay_but_not_its_own(store):
     run = store.new_run({})
     store.file([record(5, [5])])
-    store.file([record(9, [9])], batch=True)  # the batch's own
+    store.filing().changed([record(9, [9])])  # the batch's own
     store.remove(T, [6])
     assert sorted(store.changed(T)) == [5, 6]
     store.switch(run, {})
@@ -247,7 +249,7 @@ def test_a_second_lease_of_a_name_is_refused_while_the_first_is_held(store):
 
 def test_the_configured_kind_of_store_is_the_one_opened(tmp_path):
     with open_store(_config(tmp_path, kind="memory")) as store:
-        assert isinstance(store, MemoryStore)
+        assert store.where == "memory"
 
 
 @pytest.fixture
@@ -286,16 +288,16 @@ def test_a_changed_row_is_an_insert_refused_a_read_one_write_and_the_guard(count
     assert store.records(T, [7])[7] == record(7, [1, 2, 3], content="new")
 
 
-def test_a_changed_row_said_stored_is_a_read_one_write_and_the_guard(counted):
+def test_a_changed_row_a_batch_files_as_replaced_is_a_read_one_write_and_the_guard(counted):
     store, commands = counted
-    store.file([record(7, [1, 2, 3], content="new")], stored=True)
+    store.filing().replaced([record(7, [1, 2, 3], content="new")])
     assert commands.names == ["find", "update", "update"]  # as read; replaced; the guard
     assert store.records(T, [7])[7] == record(7, [1, 2, 3], content="new")
 
 
-def test_a_new_row_said_stored_is_filed_all_the_same(counted):
+def test_a_new_row_a_batch_files_as_replaced_is_filed_all_the_same(counted):
     store, commands = counted
-    store.file([record(70_007, [70_001], content="new"), record(7, [1, 2, 3], content="new")], stored=True)
+    store.filing().replaced([record(70_007, [70_001], content="new"), record(7, [1, 2, 3], content="new")])
     assert store.records(T, [7, 70_007]) == {7: record(7, [1, 2, 3], content="new"),
                                              70_007: record(70_007, [70_001], content="new")}
     assert found(store, 70_001) == [70_007] and store.fresh(T) == {7, 70_007}

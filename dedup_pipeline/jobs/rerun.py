@@ -85,7 +85,7 @@ def rerun(config: Config, store: Store, run: str, folder: Path, kept: Kept, on_p
         # the log keeps them until a full batch, and removing them again each night cost more each night
         gone_ids = sorted({*(kept.ids[n] for n in gone.tolist()), *(held.rows.keys() - held.logged - set(table.ids))},
                           key=str)
-        filing.then(store.remove, config.source.table, gone_ids, batch=True)  # logged: the buckets still file them
+        filing.then(store.filing().removed, config.source.table, gone_ids)  # logged: the buckets still file them
         seconds["read+fingerprint"] = time.perf_counter() - start
 
         start = time.perf_counter()
@@ -143,10 +143,9 @@ def _read(config: Config, store: Store, run: str, kept: Kept, log: SketchLog, he
             listed += -(-len(got.sketched.ids) // MANIFEST_ROWS)
             # the rows the last batch read are replaced, the others inserted
             read_before = got.was[got.differ] >= 0
-            for stored in (True, False):
+            for stored, write in ((True, store.filing().replaced), (False, store.filing().changed)):
                 for part in batched(np.flatnonzero(read_before == stored).tolist(), config.batch.chunk_size):
-                    filing.then(store.file, [got.sketched.record(n, config.source.table) for n in part], batch=True,
-                                stored=stored)
+                    filing.then(write, [got.sketched.record(n, config.source.table) for n in part])
         ids += got.ids
         hashes.append(got.hashes)
         was.append(np.where(got.was >= 0, got.was + span.first, -1))

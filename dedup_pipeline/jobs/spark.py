@@ -53,7 +53,7 @@ from ..core.schemes import Shingles, scheme_of, shingle_scheme
 from ..core.pairs import originals
 from ..core.shingles import Sets, SketchTable, candidates
 from ..sql.source import SqlSource, absolute_sqlite_url
-from ..store.index import MongoStore, Store, buckets, bucket_bits, connect_store
+from ..store.index import Store, buckets, bucket_bits, connect_store
 from ..store.index import Held as StoreHeld
 from .stages import Found, file_chunk, go_live, groups_of, replay, sketch, sketcher
 
@@ -124,7 +124,7 @@ def run_spark_batch(config: Config, store: Store, on_progress: Callable[[int], N
     if not isinstance(scheme, Shingles):
         raise SparkError("--engine spark runs the shingles scheme (the default); the blocks scheme "
                          "runs with --engine local")
-    if not isinstance(store, MongoStore):
+    if config.store.kind == "memory":  # a database of this process's own server, by another name
         raise SparkError("--engine spark needs a MongoDB its executors write to: [store] kind = \"mongodb\"")
     config = _absolute(config)
     low, high, count = _id_range(config)
@@ -231,7 +231,7 @@ class Job(NamedTuple):
         return np.clip(np.searchsorted(self.bounds, ids, side="left") - 1, 0, self.partitions - 1)
 
 
-def _run(sc: Any, job: Job, store: MongoStore, count: int, on_progress: Callable[[int], None]) -> SparkResult:
+def _run(sc: Any, job: Job, store: Store, count: int, on_progress: Callable[[int], None]) -> SparkResult:
     from pyspark import StorageLevel
 
     seconds: dict[str, float] = {}
@@ -295,7 +295,7 @@ def _texts(job: Job, read: Any) -> Texts:
     return Texts(ids[order], identity[order])
 
 
-def _store(job: Job, store: MongoStore, result: SparkResult, found: Found, read: Any, gone: list,
+def _store(job: Job, store: Store, result: SparkResult, found: Found, read: Any, gone: list,
            since: StoreHeld) -> None:
     """Make the run live with its results, as the local batch does (stages.go_live: the
     content hashes of the fresh rows it folds are fetched from the executors); then decide
@@ -360,7 +360,7 @@ def _bounds(low: int, high: int, partitions: int) -> np.ndarray:
     return np.array([low - 1 + -(-width * n // partitions) for n in range(partitions + 1)], np.int64)
 
 
-def _uri(config: Config, store: MongoStore) -> str:
+def _uri(config: Config, store: Store) -> str:
     """The MongoDB the executors write to: the configured one, else the embedded server
     this process started (on this machine's loopback: local masters only)."""
     return config.store.mongo_uri or store.uri
@@ -464,7 +464,7 @@ class Texts(NamedTuple):
 # ------------------------------------------------------------------ the tasks
 
 
-def _held(sc: Any, job: Job, store: MongoStore, since: dict) -> Any:
+def _held(sc: Any, job: Job, store: Store, since: dict) -> Any:
     """(partition, Held) of the live manifest, its documents read by the executors, and
     (partition, Since) of the rows written since that it does not show (store.since)."""
     live = store.live_run()

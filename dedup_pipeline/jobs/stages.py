@@ -87,8 +87,9 @@ def file_chunk(store: Store, run: str, table: str, chunk: Chunk, held: Mapping[A
     documents = store.write_manifest(run, chunk.ids, chunk.hashes, first=first)
     # A new row needs no `fresh`: the buckets about to go live hold it. A changed one
     # does, until they do: the live buckets hold what it was.
-    store.file((chunk.record(n, table) for n in new), fresh=False, batch=True)
-    store.file((chunk.record(n, table) for n in changed), batch=True)
+    filing = store.filing()
+    filing.new(chunk.record(n, table) for n in new)
+    filing.changed(chunk.record(n, table) for n in changed)
     killpoints.reached("batch.filed")
     return Filed(len(new), len(changed), documents)
 
@@ -226,7 +227,7 @@ def go_live(config: Config, store: Store, run: str, found: Found, bits: int, gon
     table = config.source.table
     written = write_results(config, store, run, found)
     killpoints.reached("batch.results")
-    removed = store.remove_gone(table, gone, held.rows)
+    removed = store.filing().gone(table, gone, held.rows)
     killpoints.reached("batch.removed")
     settled = settle_matters(config, marks)
     said = summary(written.found, sketches, left_out, matters.settings(config) if settled else "")

@@ -40,7 +40,9 @@ too, until a batch has read it: a row filed since stays `fresh`, a row removed i
 `removed`. So the next batch sees what the store holds, whoever wrote it (`stored`).
 Keys are opaque 63-bit integers: the store knows nothing of schemes. pymongo stays in
 store/: callers see the operations of protocol.Store, `Record`s and `StoreError`, whichever
-store `open_store` made (this MongoDB one, or memory.MemoryStore).
+store `open_store` made: a MongoDB server's, the embedded one's, or one in this process's
+memory (`memory_store`: a database of an in-memory SecantusDB server). Every kind is this
+one class: the store's lifecycle is written once, over MongoDB's collection operations.
 
 The buckets belong to a generation (results.py, whose functions MongoStore's operations
 call, with the batch's lease, lock.py): a store reads the live one. While a batch builds,
@@ -52,11 +54,14 @@ read, else the write is made again, logged.
 from __future__ import annotations
 
 import functools
+import itertools
+import os
+import threading
 import time
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pymongo
@@ -68,12 +73,11 @@ from . import mongo
 from . import results
 from ..config import ENV_MONGO_URI, Config, mask_url
 from . import shared
-from .embedded import EmbeddedMongoError
+from .embedded import EmbeddedMongo, EmbeddedMongoError
 from ..errors import StoreError
 from .lock import Lease
-from .memory import MemoryStore
 from .protocol import BlockStore as BlockStore  # the interface its users import from here
-from .protocol import CHANGED, Held, Record, Store, gone_logged, refused
+from .protocol import CHANGED, Held, Record, Store, refused
 
 ROWS, BLOCKS, MANIFEST, SYNC, REMOVED, FORMAT = "rows", "blocks", "manifest", "sync", "removed", "format"
 VERSION = 4  # of the documents' format (FORMAT), brought up to date by ensure_indexes
@@ -254,8 +258,39 @@ def _opened(stack: ExitStack, config: Config, embedded: shared.ServerHandle | No
     return _opened(stack, config, embedded, again=False)
 
 
+@contextmanager
+def memory_store() -> Iterator[MongoStore]:
+    """A store of its own in this process's memory (`[store] kind = "memory"`: tests, a
+    library caller): a new database of the in-memory server this process runs, dropped when
+    closed. The same MongoStore as every other kind, so nothing of the store is written twice."""
+    name = f"memory_{os.getpid()}_{next(_DATABASES)}"
+    with connect(_memory_server().uri) as client:
+        try:
+            ensure_indexes(client[name])
+            yield MongoStore(client[name], where="memory")
+        finally:
+            client.drop_database(name)
+
+
+_DATABASES = itertools.count(1)
+_MEMORY: dict[int, EmbeddedMongo] = {}  # this process's in-memory server, by pid: a fork runs its own
+_MEMORY_LOCK = threading.Lock()
+
+
+def _memory_server() -> EmbeddedMongo:
+    """The SecantusDB server in this process's memory (WiredTiger in_memory: no files),
+    started at first use, in a thread of this process, until it ends."""
+    with _MEMORY_LOCK:
+        if os.getpid() not in _MEMORY:
+            try:
+                _MEMORY[os.getpid()] = EmbeddedMongo().start(":memory:")
+            except (EmbeddedMongoError, OSError) as e:
+                raise StoreError(f"cannot start the in-memory store: {e}") from None
+        return _MEMORY[os.getpid()]
+
+
 STORES: dict[str, Callable[[Config], ContextManager[Store]]] = {
-    "mongodb": _mongodb, "memory": lambda config: nullcontext(MemoryStore())}
+    "mongodb": _mongodb, "memory": lambda config: memory_store()}
 
 
 @contextmanager
@@ -558,13 +593,19 @@ class MongoStore:
 
     # -- writing
 
-    def file(self, records: Iterable[Record], fresh: bool = True, batch: bool = False, stored: bool = False) -> int:
-        """File rows, each replacing what the store held of it; `fresh` unless the buckets
-        about to go live hold its keys (a batch filing new rows); a `batch` writing them
-        does not log them for itself, and marks them BATCHED; `stored`: the store most
-        likely holds them (changed rows a batch read before), so they are replaced without
-        an insert tried first. Returns how many."""
-        written, mark = 0, (BATCHED if batch else FRESH) if fresh else None
+    def file(self, records: Iterable[Record]) -> int:
+        """File rows as `watch`, `add` or a replay does, each replacing what the store held
+        of it: fresh (FRESH) beside the live buckets, and logged while a batch builds, for
+        its replay. Returns how many."""
+        return self._file_all(records, FRESH, log=True)
+
+    def filing(self) -> Filing:
+        """A batch's writes of the rows it reads (stages.file_chunk): its own, never logged
+        for its replay."""
+        return Filing(self)
+
+    def _file_all(self, records: Iterable[Record], mark: str | None, log: bool, held: bool = False) -> int:
+        written = 0
         with _errors(self.where):
             for chunk in batched(records, WRITE_CHUNK):
                 self._follow()
@@ -572,23 +613,24 @@ class MongoStore:
                 for record in chunk:
                     by_table.setdefault(record.table, []).append(record)
                 for table, group in by_table.items():
-                    self._file(table, group, mark, log=not batch, stored=stored and fresh)
+                    self._file(table, group, mark, log, held)
                 written += len(chunk)
         return written
 
-    def _file(self, table: str, group: list[Record], mark: str | None, log: bool, stored: bool = False) -> None:
+    def _file(self, table: str, group: list[Record], mark: str | None, log: bool, held: bool = False) -> None:
         """Insert the rows, fresh with `mark` unless None (an update costs twice as much),
-        unless `stored`; those the store holds, and a batch's new row filed meanwhile (in
-        the live index: it stays FRESH), are refused and replace what it holds (`_replace`),
-        or are refiled (made where the store holds none) where that changed meanwhile."""
-        taken = {row_key(table, r.row) for r in group} if stored else self._insert([_inserted(r, mark) for r in group])
-        held = [(r, i) for r in group if (i := row_key(table, r.row)) in taken]
+        unless `held` (the store most likely holds them); those the store holds, and a
+        batch's new row filed meanwhile (in the live index: it stays FRESH), are refused and
+        replace what it holds (`_replace`), or are refiled (made where the store holds none)
+        where that changed meanwhile."""
+        taken = {row_key(table, r.row) for r in group} if held else self._insert([_inserted(r, mark) for r in group])
+        replaced = [(r, i) for r in group if (i := row_key(table, r.row)) in taken]
         refresh = mark or FRESH  # a row the store holds is filed fresh: FRESH if the caller said not fresh
 
         def refiled() -> list:
-            return [_refiled(r, refresh) for r, _ in held]
+            return [_refiled(r, refresh) for r, _ in replaced]
         # which row changed is not told: refiled all, which gives the others what they hold
-        first = refiled() if held and not self._replace(held, refresh) else []
+        first = refiled() if replaced and not self._replace(replaced, refresh) else []
         self._guarded(table, [r.row for r in group], first, log=log, again=refiled)
 
     def _replace(self, held: list[tuple[Record, str]], mark: str) -> bool:
@@ -613,11 +655,15 @@ class MongoStore:
             return {docs[error["index"]]["_id"] for error in e.details["writeErrors"]}
         return set()
 
-    def remove(self, table: str, rows: Sequence, trace: bool = True, batch: bool = False) -> int:
+    def remove(self, table: str, rows: Sequence) -> int:
+        """Forget these rows, as `watch` or `add` does; returns how many were filed (`_remove`)."""
+        return self._remove(table, rows, trace=True, log=True)
+
+    def _remove(self, table: str, rows: Sequence, trace: bool, log: bool) -> int:
         """Forget these rows; returns how many were filed. Each is logged in `removed` first
         (unless a batch removes rows it read there: `trace`): a manifest may still list it,
-        and the next batch must see that the store does not hold it. A `batch` removing
-        them does not log them for its replay."""
+        and the next batch must see that the store does not hold it; and, with `log`, for
+        the replay of a batch building."""
         if not rows:
             return 0
         with _errors(self.where):
@@ -627,7 +673,7 @@ class MongoStore:
                 self.db[REMOVED].bulk_write([UpdateOne({"_id": row_key(table, r)}, {
                     "$set": {"table": table, "row": r}, "$inc": {"n": 1},
                     "$addToSet": {"prints": {"$each": filed.get(r, [])}}}, upsert=True) for r in rows])
-            return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows], log=not batch)
+            return self._guarded(table, rows, [DeleteOne({"_id": row_key(table, r)}) for r in rows], log=log)
 
     def _prints_held(self, table: str, rows: Sequence) -> dict[Any, list[int]]:
         """{row: every fingerprint the live buckets may file it with} (its own, and the one
@@ -638,13 +684,6 @@ class MongoStore:
         return {d["row"]: sorted({d["fingerprint"], *d.get("was", [UNKNOWN] if "fresh" in d else [])})
                 for start in range(0, len(ids), IN_IDS)
                 for d in self.rows.find({"_id": {"$in": ids[start:start + IN_IDS]}}, fields)}
-
-    def remove_gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
-        """Remove the rows a batch found gone from the table, `held` as `stored` gave them:
-        those it read in a log (CHANGED) need no new entry, and keep theirs until
-        `clear_removed`. Returns how many were filed."""
-        logged, listed = gone_logged(gone, held)
-        return self.remove(table, listed, batch=True) + self.remove(table, logged, trace=False, batch=True)
 
     def clear_removed(self, entries: Sequence[tuple[Any, int]]) -> None:
         """Forget the `removed` entries a batch read (`since`) once its manifest is live; an
@@ -800,6 +839,40 @@ class MongoStore:
         again replaces what it wrote)."""
         with _errors(self.where):
             self.db[results.named(MANIFEST, run)].delete_many({"_id": {"$gte": first, "$lt": end}})
+
+
+class Filing(NamedTuple):
+    """A batch's writes of its rows (MongoStore.filing): its own, so never logged for its
+    replay; those it files are marked BATCHED where fresh, which its re-run need not read."""
+
+    store: MongoStore
+
+    def new(self, records: Iterable[Record]) -> int:
+        """File rows the store holds none of: the buckets about to go live hold their keys,
+        so they are not fresh (unless another writer filed them meanwhile)."""
+        return self.store._file_all(records, None, log=False)
+
+    def changed(self, records: Iterable[Record]) -> int:
+        """File rows the live buckets do not hold as they are: fresh (BATCHED) beside them."""
+        return self.store._file_all(records, BATCHED, log=False)
+
+    def replaced(self, records: Iterable[Record]) -> int:
+        """File rows as `changed`, rows the store most likely holds (a night's, read by the
+        batch before): replaced without an insert tried first."""
+        return self.store._file_all(records, BATCHED, log=False, held=True)
+
+    def removed(self, table: str, rows: Sequence) -> int:
+        """Forget rows gone from the table, logged in `removed` (the live buckets still file
+        them); returns how many were filed."""
+        return self.store._remove(table, rows, trace=True, log=False)
+
+    def gone(self, table: str, gone: Sequence, held: Mapping[Any, str]) -> int:
+        """Remove the rows found gone from the table, `held` as `stored` gave them: those
+        read in a log (CHANGED) need no new entry, and keep theirs until `clear_removed`.
+        Returns how many were filed."""
+        logged = [row for row in gone if held.get(row) == CHANGED]
+        listed = [row for row in gone if held.get(row) != CHANGED]
+        return self.removed(table, listed) + self.store._remove(table, logged, trace=False, log=False)
 
 
 def _document(record: Record) -> dict:

@@ -28,7 +28,7 @@ again after its switch. The pointer also says how its buckets are keyed (`bucket
 with which scheme settings (`schemes.Scheme.settings`) its keys were made: a store refuses a
 user of other settings (store.MongoStore.require). pymongo's errors are raised as StoreError
 (mongo.py). These functions take a pymongo Database: outside store/, they are the operations
-of index.MongoStore (the same for memory.MemoryStore).
+of index.MongoStore.
 """
 
 from __future__ import annotations
