@@ -287,3 +287,21 @@ def test_the_pages_speak_english_when_asked(app, project):
     assert 'class="matters-link">Matters</a>' in page and "Stretch of road" in page and "street lights" in page
     assert f"{biggest.people} people" in page
     assert "There is no matter with id 999999." in client.get("/matters/999999").text
+
+
+def test_a_matter_whose_first_row_went_says_its_old_id_and_the_old_id_says_where_it_went(app, project):
+    from dedup_pipeline.jobs import matters
+
+    biggest = the_matters(project)[0]
+    old = biggest.matter
+    with sqlite3.connect(project.source.url.removeprefix("sqlite:///")) as db:
+        db.execute("DELETE FROM petition WHERE id = ?", (old,))
+    with Pipeline(project) as pipe, pipe.source.engine.begin() as conn:
+        matters.follow(conn, matters.tables_of(project, conn), project, {}, [old])
+    new = next(m.matter for m in the_matters(project) if set(m.rows) <= set(biggest.rows))
+    client = signed_in(app)
+    page = client.get(f"/matters/{new}")
+    assert page.status_code == 200 and f"原为事项 #{old}" in page.text
+    gone = client.get(f"/matters/{old}")
+    assert gone.status_code == 404 and f"热点事项 {old} 已改编号为事项 {new}" in gone.text
+    assert f'href="/matters/{new}"' in gone.text

@@ -14,7 +14,7 @@ from dedup_pipeline.config import ConfigError, following, parse_config
 from dedup_pipeline.store.embedded import free_port
 
 REVIEW_TABLES = {"dedup_decision", "dedup_reviewer", "dedup_possible",  # the review branch, applied either way
-                 "dedup_login_failure", "dedup_access", "dedup_matter", "dedup_matter_key"}
+                 "dedup_login_failure", "dedup_access", "dedup_matter", "dedup_matter_key", "dedup_matter_event"}
 OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE} | REVIEW_TABLES
 
 
@@ -197,7 +197,7 @@ def test_a_database_on_the_triggers_takes_the_binlog_branch_beside_them_and_down
     assert tables(petition) == {"petition"} | OURS | BINLOG_TABLES and triggers_on(petition) == 3
     with petition.connect() as conn:
         versions = {r[0] for r in conn.execute(sa.text(f"SELECT version_num FROM {migrate.VERSION_TABLE}"))}
-    assert versions == {"0005", "0002", "0007"}
+    assert versions == {"0005", "0002", "0008"}
     migrate.downgrade(binlog_config(url_of(petition)))
     assert tables(petition) == {"petition"} and triggers_on(petition) == 0
 
@@ -225,7 +225,7 @@ def test_the_sql_for_a_dba_applied_by_hand_makes_what_migrate_makes_and_its_down
     raw = sqlite3.connect(tmp_path / "p.db")
     raw.executescript(migrate.upgrade_sql(config))
     assert tables(engine) == {"petition"} | OURS
-    assert {r[0] for r in raw.execute(f"SELECT version_num FROM {migrate.VERSION_TABLE}")} == {"0005", "0007"}
+    assert {r[0] for r in raw.execute(f"SELECT version_num FROM {migrate.VERSION_TABLE}")} == {"0005", "0008"}
     assert "status" in {c["name"] for c in sa.inspect(engine).get_columns("dedup_match")}
     raw.executescript(migrate.downgrade_sql(config))
     assert tables(engine) == {"petition"}

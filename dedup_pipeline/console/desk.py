@@ -210,6 +210,12 @@ class Desk:
         found = row and matters.matter_of(source, row[self.columns.id])
         return found if found and found.matter == row[self.columns.id] else None
 
+    def matter_history(self, matter: Any) -> list:
+        """What became of matters' ids in this one and of its own, oldest first (sql.matters.events)."""
+        from ..sql import matters
+
+        return matters.events(self._source(), str(matter))
+
     def matters_held(self) -> bool:
         """Whether dedup_matter holds rows of the table: the matters stage has run on it
         (cached for QUEUE_SECONDS: every page asks, for its header's link)."""

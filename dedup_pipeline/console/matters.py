@@ -2,8 +2,10 @@
 largest first, a page at a time (object, problem, people, rows, first and last day);
 `/matters/<id>` shows one matter's rows together in day order (date, title, name and phone,
 an excerpt of the text), each linked to its search result (the row, its pairs, its queue
-item) and to its duplicates when the batch found some. The rows pass through privacy.shown
-(masked, noted in the access log). Splitting and merging matters is not here.
+item) and to its duplicates when the batch found some, and what became of matters' ids in it
+(merged, split, renamed: sql.matters.history); an id merged or renamed away says where it
+went. The rows pass through privacy.shown (masked, noted in the access log). Splitting and
+merging matters by hand is not here.
 """
 
 from __future__ import annotations
@@ -32,7 +34,13 @@ LABELS = {
            "matter_id": "事项编号", "no_matter": "没有编号为 {id} 的热点事项。", "who": "反映人",
            "matter_rows_hint": "本事项的行，按日期排序；点编号查看该行及其相似对。",
            "duplicates": "重复组 {n} 行", "people_of": "{n} 人", "rows_of": "{n} 行", "gone": "（已不在表中）",
-           "all_matters": "全部热点事项"},
+           "all_matters": "全部热点事项", "history": "编号变化",
+           "merged": "{at} 并入事项 #{other}（{rows} 行）", "split": "{at} 从事项 #{other} 拆分出 {rows} 行",
+           "renamed": "{at} 原为事项 #{other}（{rows} 行；最早的一行已不在其中，或更早的一行加入）",
+           "merged_away": "{at} 事项 #{other} 并入了事项 #{matter}", "split_away": "{at} 本事项的 {rows} 行拆分为事项 #{matter}",
+           "renamed_away": "{at} 本事项的编号改为 #{matter}",
+           "moved": "热点事项 {id} 已{how}事项 {new}。", "moved_merged": "并入", "moved_renamed": "改编号为",
+           "open_matter": "查看事项 {new}"},
     "en": {"matters": "Matters", "matter": "Matter", "matters_hint":
            "Rows of at least two different people about one object (a building, a compound, a company, a site, "
            "an intersection…) and one problem, by people, then rows. To read only: splitting and merging are "
@@ -45,7 +53,13 @@ LABELS = {
            "matter_id": "Matter", "no_matter": "There is no matter with id {id}.", "who": "Filed by",
            "matter_rows_hint": "The matter's rows by date; an id opens the row and its pairs.",
            "duplicates": "duplicates: {n} rows", "people_of": "{n} people", "rows_of": "{n} rows",
-           "gone": "(no longer in the table)", "all_matters": "All matters"},
+           "gone": "(no longer in the table)", "all_matters": "All matters", "history": "Its ids",
+           "merged": "{at} matter #{other} joined it ({rows} rows)", "split": "{at} {rows} rows split from matter #{other}",
+           "renamed": "{at} was matter #{other} ({rows} rows; its first row went, or an earlier row joined)",
+           "merged_away": "{at} matter #{other} joined matter #{matter}", "split_away": "{at} {rows} of its rows split into matter #{matter}",
+           "renamed_away": "{at} its id became #{matter}",
+           "moved": "Matter {id} {how} matter {new}.", "moved_merged": "joined", "moved_renamed": "is now",
+           "open_matter": "Open matter {new}"},
 }
 
 
@@ -102,15 +116,42 @@ def matter(written: str) -> Any:
     """A matter's rows together, in day order, a page at a time; 404 for no such matter."""
     desk, lang = _desk(), session.get("lang", "zh")
     found = desk.matter(written) if len(written) <= 64 else None
+    words = LABELS.get(lang, LABELS["zh"])
     if found is None:
-        words = LABELS.get(lang, LABELS["zh"])
-        return render_template("message.html.j2", title=g.t["not_found"],
-                               message=words["no_matter"].format(id=written[:64]),
-                               link=(url_for("matters"), words["all_matters"])), 404
+        return _not_found(desk, written[:64], words)
     page, listed = paged(found.rows, request.args.get("page"))
     rows = _rows(desk, listed)
     return render_template("matter.html.j2", endpoint="matter", page=page, view=_listed(0, found, lang),
-                           rows=rows, columns=desk.columns)
+                           rows=rows, columns=desk.columns, history=_history(desk, found.matter, words))
+
+
+def _events(desk: Any, matter: Any) -> list:
+    """What became of ids in this matter and of its own ((when, sql.matters.Event), oldest
+    first); none from a desk that keeps no history (a test's stand-in)."""
+    history = getattr(desk, "matter_history", None)
+    return history(matter) if history is not None else []
+
+
+def _history(desk: Any, matter: Any, words: dict[str, str]) -> list[str]:
+    """The matter's history, a line an event, as its page says it."""
+    lines = []
+    for at, e in _events(desk, matter):
+        away = "" if e.matter == matter else "_away"
+        lines.append(words[e.kind + away].format(at=_when(at), other=e.other, matter=e.matter, rows=e.rows))
+    return lines
+
+
+def _not_found(desk: Any, written: str, words: dict[str, str]) -> Any:
+    """404 for an id that is no matter, saying where it went when it was merged or renamed
+    into another (its last such event)."""
+    moved = [e for _, e in _events(desk, written) if str(e.other) == written and e.kind in ("merged", "renamed")]
+    if moved and desk.matter(str(moved[-1].matter)) is not None:
+        new = moved[-1].matter
+        message = words["moved"].format(id=written, how=words["moved_" + moved[-1].kind], new=new)
+        link = (url_for("matter", written=str(new)), words["open_matter"].format(new=new))
+    else:
+        message, link = words["no_matter"].format(id=written), (url_for("matters"), words["all_matters"])
+    return render_template("message.html.j2", title=g.t["not_found"], message=message, link=link), 404
 
 
 def _rows(desk: Any, ids: list) -> list[dict[str, Any]]:

@@ -221,6 +221,8 @@ def follow_marks(conn: Any, tables: stored.Tables, config: Config, marks: Mappin
     changed = [e for e in entries if e.row_id not in around or around[e.row_id].summary != stored.summary(e)]
     unmarked = set(around) - {e.row_id for e in entries}
     stored.replace(conn, tables, table, changed, [*unmarked, *(e.row_id for e in changed if e.row_id in around)])
+    stored.record(conn, tables, table, stored.history({row: held.summary[1] for row, held in around.items()},
+                                                      {e.row_id: e.matter for e in entries}))
     return len(changed) + len(unmarked)
 
 

@@ -1,22 +1,23 @@
-"""Matters (热点事项) in the source database (revision 0007): `dedup_matter`, one row per row of
-the table with a mark (core.matters), with its matter and the matter's object, problem, days,
-people and rows; `dedup_matter_key`, the keys each is filed under. The batch writes what
+"""Matters (热点事项) in the source database (revisions 0007, 0008): `dedup_matter`, one row per
+row of the table with a mark (core.matters), with its matter and the matter's object, problem,
+days, people and rows; `dedup_matter_key`, the keys each is filed under; `dedup_matter_event`,
+the matters merged, split and renamed (`record`). The batch writes what
 changed since the last (`write`); `watch` keeps them in step row by row (`of_keys`,
-`replace`); reports and `check` read them (`matters`, `matter_of`). Several tables of one
+`replace`); reports and `check` read them (`matters`, `matter_of`, `events`). Several tables of one
 database share both, each row naming its table (`source_table`, scoped.py)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import sqlalchemy as sa
 
 from .scoped import SOURCE_TABLE
 from .source import IN_IDS, SqlSource
 
-MATTER_TABLE, KEY_TABLE = "dedup_matter", "dedup_matter_key"
+MATTER_TABLE, KEY_TABLE, EVENT_TABLE = "dedup_matter", "dedup_matter_key", "dedup_matter_event"
 CHUNK = 5000  # rows per INSERT statement
 
 
@@ -40,6 +41,7 @@ class Entry(NamedTuple):
 class Tables(NamedTuple):
     matter: sa.Table
     key: sa.Table
+    event: sa.Table
 
 
 def key_hash(key: Any) -> str:
@@ -50,10 +52,11 @@ def key_hash(key: Any) -> str:
 def reflect(conn: sa.Connection) -> Tables | None:
     """The matters' tables of this database, or None before `migrate` made them."""
     inspector = sa.inspect(conn)
-    if not (inspector.has_table(MATTER_TABLE) and inspector.has_table(KEY_TABLE)):
+    names = (MATTER_TABLE, KEY_TABLE, EVENT_TABLE)
+    if not all(inspector.has_table(name) for name in names):
         return None
     meta = sa.MetaData()
-    return Tables(sa.Table(MATTER_TABLE, meta, autoload_with=conn), sa.Table(KEY_TABLE, meta, autoload_with=conn))
+    return Tables(*(sa.Table(name, meta, autoload_with=conn) for name in names))
 
 
 class Held(NamedTuple):
@@ -86,20 +89,85 @@ def summary(entry: Entry) -> tuple:
 
 def write(conn: sa.Connection, tables: Tables, source_table: str, entries: Iterable[Entry]) -> tuple[int, int]:
     """Make the table's matters these entries, writing only the rows that changed and
-    removing those no longer marked: (rows written, rows removed)."""
+    removing those no longer marked, and recording what became of the matters' ids:
+    (rows written, rows removed)."""
     before = held(conn, tables, source_table)
     entries = list(entries)
     now = {e.row_id for e in entries}
     changed = [e for e in entries if before.get(e.row_id) != summary(e)]
     gone = [row for row in before if row not in now]
     replace(conn, tables, source_table, changed, [e.row_id for e in changed if e.row_id in before] + gone)
+    record(conn, tables, source_table, history({row: s[1] for row, s in before.items()},
+                                               {e.row_id: e.matter for e in entries}))
     return len(changed), len(gone)
+
+
+class Event(NamedTuple):
+    """What became of a matter's id: `kind` (merged, split, renamed), the matter whose rows
+    moved (`other`), the matter they are in now (`matter`), how many."""
+
+    kind: str
+    matter: Any
+    other: Any
+    rows: int
+
+
+def history(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> list[Event]:
+    """The events between two assignments of rows to matters ({row: matter id}, None: in
+    none; rows of only one side came or went, which merges and splits nothing): a matter
+    that took rows of two matters or more merged them; a matter whose rows went to two or
+    more split; one whose rows all went to one other, which took none from elsewhere, was
+    renamed (its smallest row went, or an older row joined it)."""
+    moved: dict[tuple[Any, Any], int] = {}
+    for row, was in before.items():
+        now = after.get(row)
+        if was is not None and now is not None:
+            moved[was, now] = moved.get((was, now), 0) + 1
+    sources: dict[Any, set] = {}
+    targets: dict[Any, set] = {}
+    for was, now in moved:
+        sources.setdefault(now, set()).add(was)
+        targets.setdefault(was, set()).add(now)
+    events = []
+    for (was, now), rows in sorted(moved.items(), key=str):
+        if was == now:
+            continue
+        if len(targets[was]) > 1:
+            events.append(Event("split", now, was, rows))
+        if len(sources[now]) > 1:
+            events.append(Event("merged", now, was, rows))
+        elif len(targets[was]) == 1:
+            events.append(Event("renamed", now, was, rows))
+    return events
+
+
+def record(conn: sa.Connection, tables: Tables, source_table: str, events: Sequence[Event]) -> None:
+    """Keep these events, dated now (UTC)."""
+    if events:
+        at = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+        conn.execute(tables.event.insert(), [{SOURCE_TABLE: source_table, "matter_id": e.matter, "kind": e.kind,
+                                               "other_id": e.other, "rows": e.rows, "at": at} for e in events])
+
+
+def events(source: SqlSource, written: str) -> list[tuple[dt.datetime, Event]]:
+    """What became of other matters' ids in the matter of this id (written as text), and of
+    its own, oldest first."""
+    ids = source.written_ids(written)
+    with source.errors("read the matters of"), source.engine.connect() as conn:
+        tables = reflect(conn)
+        if tables is None:
+            return []
+        e = tables.event
+        read = conn.execute(sa.select(e).where(e.c[SOURCE_TABLE] == source.config.source.table,
+                                               sa.or_(e.c.matter_id.in_(ids), e.c.other_id.in_(ids)))
+                            .order_by(e.c.id)).all()
+    return [(r.at, Event(r.kind, r.matter_id, r.other_id, r.rows)) for r in read]
 
 
 def replace(conn: sa.Connection, tables: Tables, source_table: str, entries: Sequence[Entry],
             forget: Sequence) -> None:
     """Forget the rows `forget` (and their keys), then write `entries` (rows not held, or forgotten)."""
-    m, k = tables
+    m, k = tables.matter, tables.key
     for start in range(0, len(forget), IN_IDS):
         part = list(forget[start:start + IN_IDS])
         for table in (m, k):
@@ -130,7 +198,7 @@ def of_keys(conn: sa.Connection, tables: Tables, source_table: str, keys: Iterab
 
 def of_rows(conn: sa.Connection, tables: Tables, source_table: str, rows: Iterable) -> dict[Any, Held]:
     """What dedup_matter holds of these rows, those marked; locked until the caller's transaction ends."""
-    m, k = tables
+    m, k = tables.matter, tables.key
     rows = sorted(set(rows), key=str)
     found: dict[Any, Held] = {}
     for start in range(0, len(rows), IN_IDS):

@@ -48,10 +48,11 @@ BACKENDS = ("mysql", "mariadb", "sqlite")  # the migration's triggers are writte
 BINLOG_BACKENDS = ("mysql", "mariadb")  # a binary log is theirs
 HEADS = {"triggers": "triggers@head", "binlog": "binlog@head"}  # [watch] changes -> its branch
 LAST = {"triggers": "0005", "binlog": "0002"}  # each branch's last revision: where --downgrade --sql starts
-REVIEW, REVIEW_LAST = "review@head", "0007"  # what reviewers decide: applied either way
+REVIEW, REVIEW_LAST = "review@head", "0008"  # what reviewers decide: applied either way
 # The tables several source tables share, each row naming its table (scoped.py; the binlog's from the start).
 SHARED = (MATCH_TABLE, OUTBOX_TABLE, "dedup_decision", "dedup_possible", "dedup_binlog_position",
-          "dedup_binlog_failed", "dedup_access", "dedup_matter", "dedup_matter_key")
+          "dedup_binlog_failed", "dedup_access", "dedup_matter", "dedup_matter_key",
+          "dedup_matter_event")
 PRIVILEGE_HINT = ("; creating triggers needs the TRIGGER privilege, and with binary logging "
                   "SUPER or log_bin_trust_function_creators = 1")
 

@@ -133,11 +133,16 @@ class SqlSource:
         """One row by an id written as text (the command line's): the row whose id is that
         text or, in a column not of a text type, that whole number (an untyped SQLite
         column holds 1 and 'a2' side by side, and 1 is not '1' there); the number first."""
-        ids: list[Any] = [text]
-        if re.fullmatch(r"-?[0-9]+", text) and not isinstance(self.id_column.type, sa.String):
-            ids.append(int(text))
-        found = self.rows_by_id(ids)
+        found = self.rows_by_id(self.written_ids(text))
         return found[0] if found else None
+
+    def written_ids(self, text: str) -> list[Any]:
+        """The ids an id written as text may be (`row_by_written_id`), the number last (one
+        that a 64-bit integer holds: no column holds more)."""
+        if re.fullmatch(r"-?[0-9]{1,19}", text) and not isinstance(self.id_column.type, sa.String):
+            if -(1 << 63) <= int(text) < 1 << 63:
+                return [text, int(text)]
+        return [text]
 
     def id_range(self) -> tuple[Any, Any, int]:
         """The smallest and largest id and the number of rows (None, None, 0: none), in one query."""
