@@ -6,7 +6,9 @@ nothing (no concrete object, no problem, or a question about a rule). The proble
 a vocabulary of literal phrases (data/matter-problems-zh.txt), found in one scan of a text.
 Two marks are linked (`linked`, the one pairwise decision) when they raise one problem, are at
 most `window` days apart and name one object (`same_object`: equal keys, or names that differ
-only as writers vary them: 龙苑 / 龙苑名苑, 永兴 / 江城永兴物流); every pair that may be linked
+only as writers vary them: 龙苑 / 龙苑名苑, 永兴 / 江城永兴物流, a district or a phase said or not;
+a business may carry the street number it stands at, 鸿源汽贸|addr:建设南路198号, and is then
+one with the rows that give only that number); every pair that may be linked
 shares a link key (`link_keys`: the object's block and the problem), so a store finds a new
 row's candidates by key. Matters are the connected parts of the links holding at least two
 distinct people: adding rows one at a time, in any order, gives exactly the batch's partition
@@ -34,16 +36,26 @@ from dedup_pipeline.core.objects import (
     Found,
     address_building,
     address_home,
+    address_objects,
     building_after,
     clean,
     compound_stem,
+    district_of,
+    extended,
+    first_object,
+    framed,
     objects_in,
+    street_number,
     trade_split,
+    words_pattern,
 )
 
 WINDOW_DAYS = 30
-READING = 3                 # bump when objects.py or the reading here changes what marks a row gets
+READING = 4                 # bump when objects.py or the reading here changes what marks a row gets
 _ANY_PLACE = frozenset({"place"})
+_HOMES = frozenset({"building", "compound"})
+_ORGS = frozenset({"company", "shop"})
+_PARKS = ("工业园", "科技园", "产业园", "物流园")         # where many businesses are: not the one whose workers write
 BUILDING_NEAR = 24          # a building number counts when named this many characters after the compound
 
 
@@ -89,18 +101,23 @@ class Vocabulary:
     """The problems in their order of priority, `policy` (a question about a rule) apart, and
     an index of the literals a phrase starts with (a `then` is looked for only after its first
     side is found), for a single scan of a text: `starts` (a literal's first two characters ->
-    the literals, longest first), `uses` (literal -> the (problem, phrase)
-    positions whose first side it is; problem len(problems) is `policy`), `pairs` (finds each
+    the literals, longest first), `uses` (literal -> the (problem, phrase) positions whose
+    first side it is, each with its phrase; problem len(problems) is `policy`), `pairs` (finds each
     two characters a literal may start with, overlapping), `singles` (one-character literals)
-    and `keys` (those of `starts`, to meet the pairs found in one set operation)."""
+    and `keys` (those of `starts`, to meet the pairs found in one set operation); `ends`, what
+    ends a compound's name said without its suffix (any literal, 小区, 物业, …)."""
     problems: tuple[Problem, ...]
     policy: Problem | None
     starts: dict[str, tuple[str, ...]]
-    uses: dict[str, tuple[tuple[int, int], ...]]
+    uses: dict[str, tuple[tuple[tuple[int, int], Phrase], ...]]
     pairs: re.Pattern
     singles: re.Pattern
     keys: frozenset[str]
+    ends: re.Pattern = re.compile("(?!)")
 
+
+# What ends a name said without its suffix, besides the vocabulary's words (世茂大都会停水).
+_NAME_ENDS = ("小区", "物业", "业主", "居民", "单元", "门口")
 
 GAPS = {"+": 8, "^": 2}
 _NOT_DIGIT = re.compile(r"\D")
@@ -140,18 +157,19 @@ def vocabulary_of(text: str) -> Vocabulary:
     found = tuple(p for p in every if p.name != "policy")
     policy = next((p for p in every if p.name == "policy"), None)
     starts: dict[str, set[str]] = {}
-    uses: dict[str, list[tuple[int, int]]] = {}
+    uses: dict[str, list[tuple[tuple[int, int], Phrase]]] = {}
     for i, problem in enumerate((*found, policy) if policy else found):
         for k, phrase in enumerate(problem.phrases):
             for literal in phrase.first:                     # a `then` is looked for only after its first
                 starts.setdefault(literal[:2], set()).add(literal)
-                uses.setdefault(literal, []).append((i, k))
+                uses.setdefault(literal, []).append(((i, k), phrase))
     firsts = "".join(sorted({k[0] for k in starts if len(k) == 2}))
     singles = "".join(sorted(k for k in starts if len(k) == 1))
     return Vocabulary(found, policy, {c: tuple(sorted(ls, key=len, reverse=True)) for c, ls in starts.items()},
                       {lit: tuple(at) for lit, at in uses.items()},
                       re.compile(f"(?=([{re.escape(firsts)}].))"),
-                      re.compile(f"[{re.escape(singles)}]" if singles else "(?!)"), frozenset(starts))
+                      re.compile(f"[{re.escape(singles)}]" if singles else "(?!)"), frozenset(starts),
+                      words_pattern("|".join(sorted({*uses, *_NAME_ENDS}, key=len, reverse=True))))
 
 
 def phrase_of(text: str) -> Phrase:
@@ -196,13 +214,14 @@ def said_in(title: str, content: str, vocabulary: Vocabulary) -> tuple[set[tuple
         present.update(vocabulary.singles.findall(both))
     in_title: set[tuple[int, int]] = set()
     in_content: set[tuple[int, int]] = set()
-    every = (*vocabulary.problems, vocabulary.policy) if vocabulary.policy else vocabulary.problems
+    uses = vocabulary.uses
     for lit in present:
-        for at in vocabulary.uses.get(lit, ()):
-            phrase = every[at[0]].phrases[at[1]]
-            for text, out in ((title, in_title), (content, in_content)):
-                if at not in out and lit in text and (not phrase.then or _follows(text, lit, phrase)):
-                    out.add(at)
+        in_t, in_c = bool(title) and lit in title, lit in content
+        for at, phrase in uses[lit]:
+            if in_t and at not in in_title and (not phrase.then or _follows(title, lit, phrase)):
+                in_title.add(at)
+            if in_c and at not in in_content and (not phrase.then or _follows(content, lit, phrase)):
+                in_content.add(at)
     return in_title, in_content
 
 
@@ -276,30 +295,33 @@ def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None 
     day, who = day_of(row.get("created_at")), person if person is not None else person_of(row)
     seen: dict[str, list[Found]] = {}
     for problem in ranked:
-        about = objects_in(text, problem.kinds, seen)
-        if about:
-            found = _first(about, problem.order)
+        found = first_object(text, problem.order, seen)
+        if found:
+            found = extended(text, found, vocabulary.ends)
             if found.kind == "compound" and address and found.key not in address:
                 found = _home_said(text, address) or found          # the writer's compound, when named, first
             key, source = _object_key(found, problem, text, address)
+            if found.kind in _ORGS and address and (at := street_number(address.cleaned)):
+                key = f"{key}|addr:{at}"                              # 鸿源汽贸 at 建设南路198号
             return Reading(Mark(key, problem.name, day, who), source)
     for problem in ranked:
+        if problem.kinds & _HOMES and (named := framed(text, vocabulary.ends)):
+            found = (_home_said(text, address) if address else None) or named[0]
+            key, source = _object_key(found, problem, text, address)
+            return Reading(Mark(key, problem.name, day, who), source)
         key = _home_key(problem, text, address)
         if key:
             return Reading(Mark(key, problem.name, day, who), "address")
-    elsewhere = objects_in(text, _ANY_PLACE, seen)
+        there = address and address_objects(address.cleaned, problem.kinds - _HOMES)
+        if there:                                # the place of the matter (事发地址): 73路公交线路, …交叉口
+            return Reading(Mark(f"{there[0].kind}:{there[0].key}", problem.name, day, who), "address")
+        if problem.kinds & _ORGS and address and (at := street_number(address.cleaned)):
+            return Reading(Mark(f"addr:{at}", problem.name, day, who), "address")   # 我们单位, at 建设南路198号
+    elsewhere = [f for f in objects_in(text, _ANY_PLACE, seen)
+                 if not (ranked[0].kinds & _ORGS and f.key.endswith(_PARKS))]
     if elsewhere:                                # a place of a kind the vocabulary did not foresee for it
         return Reading(Mark(f"place:{elsewhere[0].key}", ranked[0].name, day, who), "text")
     return Reading(None, reason=f"no object named for {ranked[0].name}")
-
-
-def _first(found: list[Found], order: tuple[str, ...]) -> Found:
-    """Of the objects found for a problem, the first of the kind it lists first (the market, not
-    the road it stands on, for stalls; a building's compound counts as the building)."""
-    rank = {k: i for i, k in enumerate(order)}
-    if "building" in rank:
-        rank.setdefault("compound", rank["building"])
-    return min(found, key=lambda f: rank.get(f.kind, len(order)))
 
 
 class Address(str):
@@ -329,23 +351,29 @@ def _home_key(problem: Problem, text: str, address: Address) -> str | None:
     if not home:
         return None
     building = building_after(text, 0, strict=True) or address_building(address.cleaned, home[0].key)
+    district = district_of(address.cleaned, home[0], address.cleaned)
+    name = f"{home[0].key}@{district}" if district else home[0].key
     if "building" in problem.kinds and building:
-        return f"building:{home[0].key}#{building}"
-    return f"compound:{home[0].key}"
+        return f"building:{name}#{building}"
+    return f"compound:{name}"
 
 
 def _object_key(found: Found, problem: Problem, text: str, address: Address) -> tuple[str, str]:
     """The canonical key of the object found, with the building for building-level problems
     (from the text near the compound's name, else from the address when it names the compound)."""
-    if found.kind != "compound" or "building" not in problem.kinds:
+    if found.kind != "compound":
         return f"{found.kind}:{found.key}", "text"
+    district = district_of(text, found, address.cleaned if address else "")
+    name = f"{found.key}@{district}" if district else found.key
+    if "building" not in problem.kinds:
+        return f"compound:{name}", "text"
     near = building_after(text[:found.end + BUILDING_NEAR], found.end)
     if near is not None:
-        return f"building:{found.key}#{near}", "text"
+        return f"building:{name}#{near}", "text"
     far = address_building(address.cleaned, found.key)
     if far is not None:
-        return f"building:{found.key}#{far}", "text+address"
-    return f"compound:{found.key}", "text"
+        return f"building:{name}#{far}", "text+address"
+    return f"compound:{name}", "text"
 
 
 def mark_of(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None = None) -> Mark | None:
@@ -364,50 +392,118 @@ def mark_from_json(text: str) -> Mark:
     return Mark(obj, problem, int(day), person)
 
 
+class Parsed(NamedTuple):
+    """An object key as `same_object` reads it: the blocks every object it may be one with
+    shares one of, its name (the stem of a compound's, the trade name of an organisation), the
+    qualifier (a compound's generic suffix, a company's trade), the whole name, the district
+    said ('' when none) and its kind family ('' for an object that is only ever its own key);
+    `phase`, a building's phase when said (2 of 2期7栋: one building with 7栋, not with 1期7栋)."""
+    blocks: tuple[str, ...]
+    phase: str
+    name: str
+    qualifier: str
+    whole: str
+    district: str
+    family: str
+
+
 @lru_cache(maxsize=1 << 16)
-def parsed(obj: str) -> tuple[str, str, str, str]:
-    """An object key as (block, name, qualifier, its kind family) for `same_object`: the block is
-    what every object it may be one with shares: for a compound or a building, the last two
-    characters of the compound's stem (龙苑 of 龙苑名苑; the qualifier its generic suffix, 名苑);
-    for a company or a shop (one family: an organisation by its trade name), the trade name's
-    last two and the district said (the qualifier its trade, 物流); for a site, stop, market or
-    school, its name's last two; any other object is its own block."""
+def parsed(obj: str) -> Parsed:
+    """An object key read for `same_object`. A compound or a building is blocked by the last
+    two characters of its stem (龙苑 of 龙苑名苑) and of its whole name (名邸 of 绿地名邸: a
+    brand dropped), with the building; a company or a shop (one family: an organisation by
+    its trade name) by its trade name's last two, the district apart (said or not); a site,
+    stop, market, school or place by its name's last two."""
     kind, _, rest = obj.partition(":")
     name, _, building = rest.partition("#")
     if kind in ("compound", "building"):
+        name, _, district = name.partition("@")
         stem = compound_stem(name)
-        return f"{kind}:{stem[-2:]}#{building}", stem, name[len(stem):], kind
+        phase, _, number = building.rpartition("期")
+        blocks = tuple(dict.fromkeys((f"{kind}:{stem[-2:]}#{number}", f"{kind}:={name[-2:]}#{number}")))
+        return Parsed(blocks, phase, stem, name[len(stem):], name, district, kind)
     if kind in ("company", "shop"):
         named, _, district = name.partition("@")
         brand, trade = named.partition("/")[::2] if kind == "company" else trade_split(named)
-        return f"org:{brand[-2:]}@{district}", brand, trade, "org"
+        return Parsed((f"org:{brand[-2:]}",), "", brand, trade, brand, district, "org")
     if kind in ("site", "stop", "market", "school", "place"):
-        return f"{kind}:{name[-2:]}", name, "", kind
-    return obj, name, "", ""
+        name, _, district = name.partition("@")
+        return Parsed((f"{kind}:{name[-2:]}",), "", name, "", name, district, kind)
+    return Parsed((obj,), "", name, "", name, "", "")
 
 
 def same_object(a: str, b: str) -> bool:
-    """Whether two object keys may name one object: equal keys; or, within a block (`parsed`),
-    names one the other's end (a place or a line before a name: 江城永兴 = 永兴, 宝丰世纪府 =
-    世纪府, 4路胜利路体育馆 = 胜利路体育馆, 老粮食局宿舍 = 粮食局宿舍; not after a digit: 13中学
-    != 3中学) whose qualifiers agree or one is not said (龙苑 = 龙苑名苑 but 阳光花园 != 阳光家园;
-    永兴公司 = 永兴物流 but 永兴物流 != 永兴建材; 永兴 != 永鑫)."""
+    """Whether two object keys may name one object (`same_one`); a key of several names joined
+    by | (a business by its name and by the street number it stands at) is one with a key one
+    of its names is one with, unless both say where they stand and differ."""
     if a == b:
         return True
-    block_a, name_a, qual_a, family = parsed(a)
-    block_b, name_b, qual_b, _ = parsed(b)
-    if not family or block_a != block_b:
+    if "|" in a or "|" in b:
+        names_a, names_b = a.split("|"), b.split("|")
+        at_a, at_b = [n for n in names_a if n.startswith("addr:")], [n for n in names_b if n.startswith("addr:")]
+        if at_a and at_b and at_a != at_b:
+            return False                        # 兴隆机械 at 太榆路194号 and 兴隆机械 at 寇庄西路61号: two
+        return any(same_one(x, y) for x in names_a for y in names_b)
+    return same_one(a, b)
+
+
+def same_one(a: str, b: str) -> bool:
+    """Whether two object keys may name one object: equal keys; or, sharing a block (`parsed`),
+    of one district or one not said, names one the other's end (a place, a line or a brand
+    before a name: 江城永兴 = 永兴, 宝丰世纪府 = 世纪府, 绿地名邸 = 名邸, 4路胜利路体育馆 = 胜利路体育馆;
+    not after a digit: 13中学 != 3中学): whole names so, or stems whose qualifiers agree or one
+    is not said (龙苑 = 龙苑名苑 but 阳光花园 != 阳光家园; 永兴公司 = 永兴物流 but 永兴物流 != 永兴建材;
+    永兴 != 永鑫; 兴隆@晋源区 != 兴隆@万柏林区; a trade said shorter: 力信服装 = 力信服装实业)."""
+    if a == b:
+        return True
+    pa, pb = parsed(a), parsed(b)
+    if not pa.family or pa.family != pb.family or not set(pa.blocks) & set(pb.blocks):
         return False
-    longer, shorter = (name_a, name_b) if len(name_a) >= len(name_b) else (name_b, name_a)
-    if not longer.endswith(shorter) or longer[-len(shorter) - 1:-len(shorter)].isdigit():
+    if not _districts_agree(pa.district, pb.district) or (pa.phase and pb.phase and pa.phase != pb.phase):
         return False
-    return qual_a == qual_b or not qual_a or not qual_b
+    if pa.family in ("compound", "building") and _ends(pa.whole, pb.whole):
+        return True
+    if pa.family == "org":
+        return _ends(pa.name, pb.name) and _trades_agree(pa.qualifier, pb.qualifier)
+    return _ends(pa.name, pb.name) and (pa.qualifier == pb.qualifier or not pa.qualifier or not pb.qualifier)
+
+
+# Trades one business is named by in its full name, its short name and its sign (汽车销售服务有限公司,
+# 汽贸, 4S店): a trade's family by the words it holds.
+_TRADE_FAMILIES = (("汽", "车", "4S"), ("装修", "装饰"), ("教育", "培训"), ("纸",), ("健身", "体育"))
+
+
+def _trades_agree(a: str, b: str) -> bool:
+    """Whether two companies' trades may be one's: one not said, one holding the other (劳务 in
+    建筑劳务), or of one family (汽贸 and 汽车销售服务); not 劳务 and 建材, 电子 and 精密."""
+    if not a or not b or a in b or b in a:
+        return True
+    return any(any(w in a for w in family) and any(w in b for w in family) for family in _TRADE_FAMILIES)
+
+
+def _districts_agree(a: str, b: str) -> bool:
+    """Whether two districts said may be one place: equal (by their last characters: 万柏林区 is
+    柏林区 when cut short), or one not said, or of two levels (湾口区 and 福港街道: a subdistrict may
+    lie in the district)."""
+    return not a or not b or a[-3:] == b[-3:] or a.endswith(("区", "县")) != b.endswith(("区", "县"))
+
+
+def _ends(a: str, b: str) -> bool:
+    """Whether one name is the other's end, not right after a digit (13中学, 3中学)."""
+    longer, shorter = (a, b) if len(a) >= len(b) else (b, a)
+    return bool(shorter) and longer.endswith(shorter) and not longer[-len(shorter) - 1:-len(shorter)].isdigit()
 
 
 def link_keys(mark: Mark) -> tuple[tuple[str, str], ...]:
     """The keys a row is filed under: a store finds the rows it may link with by these (every
-    object it may be one with shares its block, see `parsed`)."""
-    return ((parsed(mark.object)[0], mark.problem),)
+    object it may be one with shares one of its blocks, see `parsed`)."""
+    return tuple((block, mark.problem) for block in _blocks(mark.object))
+
+
+@lru_cache(maxsize=1 << 16)
+def _blocks(obj: str) -> tuple[str, ...]:
+    """The blocks of each name of an object key (`parsed`), once each."""
+    return tuple(dict.fromkeys(block for name in obj.split("|") for block in parsed(name).blocks))
 
 
 def linked(a: Mark, b: Mark, window: int = WINDOW_DAYS) -> bool:

@@ -2,9 +2,13 @@
 
 An object is a place or an organisation: a compound (小区) and its buildings, a company, a
 construction site, an intersection, a stretch of road or a road, a bus stop, a school, a
-market, a shop. Writers name them in many surface forms (3号楼 = 三号楼 = 3栋 = 3#楼 = 3幢; a
-company's full and short names; the two orders of an intersection); the key is what those
-forms share. Found by rules alone (suffixes, boundaries, numerals): no model, no I/O.
+market, a shop, a bus line. Writers name them in many surface forms (3号楼 = 三号楼 = 3栋 = 3#楼 =
+3幢; a company's full and short names; the two orders of an intersection); the key is what
+those forms share. Found by rules alone, from how Chinese names and addresses are built: a
+name before its generic suffix (花园, 公司, 工地, …), or where it stands in an address-like
+run ([city][district][subdistrict][road][number] NAME [phase][building]: 晋源区平阳路世茂大都会,
+紫荆御府2期T3栋), a company as [place][trade name][trade][form] (山西鸿源汽车销售服务有限公司).
+What places a name (a district, a subdistrict) is kept beside it, not in it. No model, no I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ def words_pattern(alternation: str, repeat: bool = False) -> re.Pattern:
 
 _NUMERALS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _DISTRICT_AT_END = re.compile(f"[{CJK}]{{1,3}}[区县]$")
-_STREET = re.compile("路|街|巷")
+_STREET = re.compile("街道|路|街|巷")
 _STREET_OR_WAY = re.compile("路|街|道|巷")
 _STOP_TAIL = re.compile("(?:公交车站|公交站台|公交站|站台|站牌|车站|站|公交车|公交)+$")
 _CITY_OR_DISTRICT_HEAD = re.compile("^(?:市|区)")
@@ -40,7 +44,8 @@ _BOUNDARY_WORDS = sorted("""我们 我家 你们 他们 这几天 几天 今天 
 门口 那边 这边 这个 那个 那家 这家 一下 问题 居民 住户 业主 家住 时间 以来 开始 还是 就是 可是 但是 现在 目前 多次
 好几 好长 一整段 整段 这样 那样 星期 半个月 一个月 这段 这一段 整个 到现在 所在 楼下 楼上 路过 经过 附件 请问 麻烦 您好 你好 领导 要求 希望
 还有 以及 一家 那里 这里 里面 上班 工作 打工 干活 在职 员工 工人 职工 单位 地址 晚上 夜间 夜里 半夜 深夜 凌晨
-白天 中午 早上 违规 野蛮 连夜 正在 还在""".split(), key=len, reverse=True)
+白天 中午 早上 违规 野蛮 连夜 正在 还在 孩子 小孩 儿子 女儿 有关部门 相关部门 部门 这阵子 这段时间 这两天 这些天
+近来 近期 买房 购房 地下 延期 逾期 工地 查封 购买 更换 那条 这条 那片 这片 全体 所有 各位 周边 整治 控制 规范 取缔""".split(), key=len, reverse=True)
 _BOUNDARY_RE = words_pattern("|".join(_BOUNDARY_WORDS))
 _NOT_NAME_DIGITS = re.compile(f"[^{CJK}0-9A-Za-z#]")
 _NOT_NAME = re.compile(f"[^{CJK}A-Za-z]")
@@ -48,8 +53,10 @@ _STRONG_BOUNDARY = set("的了是我们在说被把让给向找住就也又还�
 _WEAK_BOUNDARY = set("和与跟到从于对个家里上即及或并将为去来至往得有都")   # some names hold one (和平路, 新都苑)
 _STRONG_RE = re.compile("[" + "".join(sorted(_STRONG_BOUNDARY)) + "]")
 _LAST_WEAK = re.compile(".*[" + "".join(sorted(_WEAK_BOUNDARY)) + "]", re.DOTALL)
-_ROAD = re.compile(rf"[{CJK}0-9]{{2,6}}?(?:大街|大道|正街|环路|路|街|巷|环)")
-_NOT_ROAD = re.compile(r"(叉|字|马|道|公|上|走|过|小|大|岔|段|得|的|绕|修|堵|挡|让|问|铁|水|电|线|思|出|去|来|进|带泥上|条|这|那|一)(路|街)$")
+# 雁田街道 is a subdistrict, not a road; a ring road is 二环, 中环 (南中环街 and 环城西路 are roads of their own).
+_ROAD = re.compile(rf"[{CJK}0-9]{{2,6}}?(?:大街|大道|正街|环路|路|街(?!道)|巷|(?<=[一二三四五六七八九内外中东西南北])环(?![路街城线岛]))")
+_NOT_ROAD = re.compile(r"(叉|字|马|道|公|上|走|过|小|大|岔|段|得|的|绕|修|堵|满|挡|让|问|铁|水|电|线|思|出|去|来|进|带泥上|条|这|那|"
+                       r"(?<![零二三四五六七八九十])一)(路|街)$")                 # 一路上, not 五一路
 _JUNCTION_WORD = re.compile(r"^(?:的|得)?(?:(?:交叉|交汇|相交|交界|交会)[的得]?(?:路口|口|处|地方)?|十字路口|十字|丁字路口|路口|交口|口)")
 _ONE_END = re.compile(r"(?:口)?(?:路)?段")
 _ROAD_SIDE = re.compile(r"(?:的)?([东西南北中])段")
@@ -58,9 +65,9 @@ _AND = re.compile("和|与|跟|、")
 _BETWEEN = re.compile("之间(?:的)?")
 _STRETCH_MID = re.compile(r"^口?(?:至|到|—|-|－|~|～|往)$")
 
-_COMPOUND = words_pattern("家属院|小区|花园|家园|名苑|华庭|新村|公寓|嘉园|雅居|新城|佳苑|公馆|花苑|山庄|社区|大院|国际|大厦|宿舍|"
+_COMPOUND = words_pattern("家属院|家属楼|小区|花园|家园|名苑|华庭|新村|公寓|嘉园|雅居|新城|佳苑|公馆|花苑|山庄|社区|大院|国际|大厦|宿舍|"
                        "苑|府|里|城|庭|湾|居|园|郡|邸|村")
-_SUFFIX_WORDS = ("家属院|小区|花园|家园|名苑|华庭|新村|公寓|嘉园|佳园|佳苑|雅居|华府|新城|公馆|花苑|山庄|社区|大院|宿舍|国际|"
+_SUFFIX_WORDS = ("家属院|家属楼|小区|花园|家园|名苑|华庭|新村|公寓|嘉园|佳园|佳苑|雅居|华府|新城|公馆|花苑|山庄|社区|大院|宿舍|国际|"
                  "苑|府|里|城|庭|湾|居|园|郡|邸|村|院")
 _COMPOUND_SUFFIX_END = re.compile(f"(?:{_SUFFIX_WORDS})$")
 _BARE_SUFFIX = re.compile(f"(?:{_SUFFIX_WORDS})+")
@@ -70,44 +77,55 @@ _INDUSTRY_WORDS = ("印刷|家具|培训|英语|舞蹈|书法|美容|美发|瑜�
                    "钢铁|水泥|广告|木业|陶瓷|玻璃|石材|门窗|农业|养殖|生物|药业|光电|材料|新材料|"
                    "物流|建筑|劳务|派遣|餐饮|管理|科技|保洁|服务|电子|服装|建材|装饰|装修|工程|教育|咨询|健身|家政|汽车|"
                    "销售|食品|商贸|贸易|传媒|网络|信息|文化|置业|地产|房地产|实业|机械|制造|医药|培训|运输|快递|人力资源|"
-                   "物业|安保|环境|环保|能源|技术|发展|投资|设备|器材|印务|包装|纺织|酒店|旅游")
-_THAT_ONE = re.compile("(?:那家|这家|那个|这个|的|得)$")
+                   "物业|安保|保安|环境|环保|能源|技术|发展|投资|设备|器材|印务|包装|纺织|酒店|旅游|汽贸|4S|纸箱|纸制品|制品|精密|"
+                   "光电|模具|塑胶|电器|家私|五金制品|安装")
+_THAT_ONE = re.compile("(?:[的得]?(?:那家|这家|那个|这个)|的|得)$")
 _INDUSTRY = re.compile(f"(?:{_INDUSTRY_WORDS})+$")
 _INDUSTRY_RUN = words_pattern(_INDUSTRY_WORDS, repeat=True)
 _GENERIC_BRANDS = {"物业", "热力", "供热", "公交", "保险", "燃气", "自来水", "电力", "供电", "开发", "施工", "用人", "这",
                    "那", "该", "本", "新", "老", "总", "分", "物流", "快递", "外卖", "劳务", "保洁", "开发商"}
-_SITE = words_pattern("项目工地|施工工地|建设工地|施工现场|项目部|工地|项目|工程|施工")
+_SITE = words_pattern("项目工地|施工工地|建设工地|施工现场|项目部|工地|项目|工程|施工|楼盘")
 _NOT_COMPOUND_PARKS = ("幼儿", "公", "乐", "产业", "工业", "科技", "动物", "植物", "陵", "校", "菜", "果", "游")
 _LANDMARK = re.compile(r"[)）]?(?:的)?(?:旁边|附近|对面|斜对面|隔壁|楼下|后面|前面|边上|东侧|西侧|南侧|北侧|周边)")
 _NOT_A_HOME_AFTER = re.compile(r"[\d一二三四五六七八九十]*(?:路|街|大道|大街)|[区县市镇]|"   # 枣园路, 新城区
                                 r"[东西南北]?(?:公交|车站|站|小学|中学|幼儿园|学校|市场|菜场|工地|项目|公司|超市|饭店|酒店|店)")
 _GENERIC_SITE = re.compile("地铁|道路|改造|修路|施工|工程|建设|安置房|回迁房|安置|项目|工地|的")
-_SITE_TAIL = re.compile("(?:项目工地|施工工地|建设工地|施工现场|项目部|工地|项目|工程|施工|建设|的)+$")
-_MARKET_TAIL = re.compile("(?:农贸|菜|批发|综合|市场|菜场|集市)+$")
+_SITE_TAIL = re.compile("(?:项目工地|施工工地|建设工地|施工现场|项目部|工地|项目|工程|施工|建设|楼盘|的)+$")
+_SITE_WORD = re.compile("项目|工地|施工现场|楼盘")
+_ROAD_END = re.compile("大道|大街|路|街(?!道)|巷")
+_WORKS_WORD = re.compile("地铁|改造|修路|改建|翻修|大修|安置|回迁|道路")
+_BESIDE = re.compile(rf"([{CJK}0-9]{{2,12}}?)(?:[A-Z]?出口|[东西南北]?门)?(?:的)?(?:旁边|附近|对面|边上|隔壁|后面)?"
+                     rf"(?:的|那个|这个)*$")
+_MARKET_TAIL = re.compile("(?:农贸|菜|批发|综合|市场|菜场|集市|夜市街|夜市|美食街|小吃街)+$")
 _STOP = words_pattern("公交车站|公交站台|公交站|站台|站牌|候车亭|车站|站")
-_NOT_STOP = ("垃圾", "加油", "充电", "火车", "派出所", "服务", "收费", "中转", "换乘", "工作", "变电")
+_NOT_STOP = ("垃圾", "加油", "充电", "火车", "派出所", "服务", "收费", "中转", "换乘", "工作", "变电", "按", "过", "进", "到")
 _SCHOOL = words_pattern("实验学校|中学|小学|幼儿园|学校|高中|初中|分校|附中|附小|学院")
 _NUMBERED_SCHOOL = re.compile(r"第?(\d{1,3})中(?:学)?(?:分校)?(?![心间午国])")
-_MARKET = words_pattern("农贸市场|菜市场|批发市场|综合市场|市场|菜场|集市")
+_MARKET = words_pattern("农贸市场|菜市场|批发市场|综合市场|市场|菜场|集市|夜市街|夜市|美食街|小吃街")
+_NIGHT_MARKET = ("夜市街", "夜市", "美食街", "小吃街")
 _SHOP = words_pattern("烧烤店|烧烤|火锅店|火锅|饭店|餐馆|餐厅|饭馆|超市|KTV|ktv|健身房|健身会所|理发店|面馆|洗车店|酒吧|棋牌室|"
                    "足疗店|足疗|按摩店|洗浴中心|网咖|台球厅|烤肉店|串串|冒菜|奶茶|咖啡馆|蛋糕店|水果店|汽修厂|修车铺|"
                    "美容院|美容店|便利店|药店|网吧|酒店|宾馆|足浴店|茶楼|小吃店|奶茶店|麻将馆|游泳馆|台球厅|早餐店|商店|店")
-# A building by its number; a bare 3号 not after 12月 or 11.24, nor before 起, 开始, 又, …: a date.
-_BUILDING = re.compile(r"(?=[第0-9A-Za-z])(?<![0-9月.])第?(\d{1,3}|[A-Za-z](?=[座栋幢]))\s*"
+# A building by its number (T3栋, B座 with their letter), after its phase when said (2期7栋: the
+# phases' buildings are numbered apart); a bare 3号 not after 12月 or 11.24, nor before 起, 开始, 又, …: a date.
+_PHASE = r"(?:(?P<phase>\d{1,2})期(?:小区)?[的得]*)?"
+_NUMBER = r"(?:(?<!门)第)?(?P<n>[A-Za-z]?\d{1,3}|[A-Za-z](?=[座栋幢号]))\s*"        # 书香门第20栋: 20
+_BUILDING = re.compile(rf"(?=[第0-9A-Za-z])(?<![0-9月.]){_PHASE}{_NUMBER}"
                        r"(?:号楼|号院|栋|幢|座|#楼|#|号(?![起开以又晚早至到那当前后]))")
-_BUILDING_STRICT = re.compile(r"(?=[第0-9A-Za-z])第?(\d{1,3}|[A-Za-z](?=[座栋幢]))\s*(?:号楼|号院|栋|幢|座|#楼|#)")  # not 3号: a date
-_ADDRESS_BUILDING = re.compile(r"(\d{1,3}|[A-Za-z](?=[座栋幢]))\s*(?:号楼|栋|幢|座|#楼|#|号|-|－|—)")
+_BUILDING_STRICT = re.compile(rf"(?=[第0-9A-Za-z])(?<![0-9]){_PHASE}{_NUMBER}(?:号楼|号院|栋|幢|座|#楼|#)")  # not 3号: a date
+_ADDRESS_BUILDING = re.compile(rf"{_PHASE}(?P<n>[A-Za-z]?\d{{1,3}}|[A-Za-z](?=[座栋幢]))\s*(?:号楼|栋|幢|座|#楼|#|号|-|－|—)")
 _WORD_GOES_ON = {"居": "民住委然室", "城": "管市区", "村": "民委", "里": "面边头", "园": "区林艺丁", "苑": "区",
                  "庭": "院审", "湾": "区"}
 _BETWEEN_NAME_AND_BUILDING = re.compile("(?:小区)?[的得]?")
 _NOT_A_COMPOUND = {"小区", "社区", "本小区", "该小区", "我们小区", "这个小区", "楼", "这栋", "那栋", "单元", "大楼", "宿舍楼"}
-_DISTRICT_END = "(?<![小社园景校厂])[区县]"              # 雁塔区, not 小区
-_DISTRICT_BEFORE = re.compile(rf"([{CJK}]{{2}}{_DISTRICT_END})(?:的|那边的|那边|这边的)?$")
+_DISTRICT_END = "(?<![小社园景校厂业])[区县]"              # 雁塔区, not 小区 nor 工业区              # 雁塔区, not 小区
+_DISTRICT_BEFORE = re.compile(rf"([{CJK}]{{2}}{_DISTRICT_END}|[{CJK}]{{2}}(?:街道|镇))(?:的|那边的|那边|这边的)?$")
 _DISTRICT_AFTER = re.compile(rf"^[（(]([{CJK}]{{2,3}}{_DISTRICT_END})[）)]")
-_DISTRICT_PREFIX = re.compile(rf"^[{CJK}]{{1,6}}?{_DISTRICT_END}(?=[{CJK}]{{2}})")
+_DISTRICT_PREFIX = re.compile(rf"^(?:[{CJK}]{{1,6}}?{_DISTRICT_END})?(?:[{CJK}]{{2,3}}?(?:街道|镇|乡))?(?=[{CJK}]{{2}})")
 _PLACE_PREFIX = re.compile(rf"^(?:[{CJK}]{{1,3}}?(?<![城超门])[省市](?=[{CJK}]{{2}})"
                            rf"|[{CJK}]{{1,2}}城市(?=[{CJK}]{{1,3}}?[区县]))?"              # 江城市东湖区…
-                           rf"(?:[{CJK}]{{1,3}}?{_DISTRICT_END}(?=[{CJK}]{{2}}))?")
+                           rf"(?:[{CJK}]{{1,3}}?{_DISTRICT_END}(?=[{CJK}]{{2}}))?"
+                           rf"(?:[{CJK}]{{2,3}}?(?:街道|镇|乡)(?=[{CJK}]{{2}}))?")                # 海湾街道锦城华庭
 
 
 class Found(NamedTuple):
@@ -137,13 +155,12 @@ def _folded(m: re.Match) -> str:
 
 
 def compound_stem(name: str) -> str:
-    """A compound's name without its generic suffixes (龙苑名苑 -> 龙苑, 阳光花园小区 -> 阳光),
-    keeping at least two characters (东城 stays)."""
-    while True:
-        m = _COMPOUND_SUFFIX_END.search(name)
-        if not m or m.start() < 2:
-            return name
-        name = name[:m.start()]
+    """A compound's name without its trailing 小区 and one generic suffix (龙苑名苑 -> 龙苑,
+    阳光花园小区 -> 阳光, 锦城华庭 -> 锦城, not 锦), keeping at least two characters (东城 stays)."""
+    while name.endswith("小区") and len(name) > 3:
+        name = name[:-2]
+    m = _COMPOUND_SUFFIX_END.search(name)
+    return name[:m.start()] if m and m.start() >= 2 else name
 
 
 def chinese_number(run: str) -> int:
@@ -159,6 +176,7 @@ def chinese_number(run: str) -> int:
     return total + current
 
 
+@lru_cache(maxsize=1 << 14)
 def trim(prefix: str, digits: bool = True, weak: bool = True) -> str:
     """The part of the characters before a suffix that can be a name: after the last boundary
     word, a leading district and the last strong boundary character (的, 了, 在, …); after a
@@ -169,7 +187,7 @@ def trim(prefix: str, digits: bool = True, weak: bool = True) -> str:
         run = run.lstrip("号栋楼#")                          # …27号纺织苑
     run = _BOUNDARY_RE.split(run)[-1]
     district = _DISTRICT_PREFIX.match(run)
-    run = run[district.end():] if district else run        # 雁塔区和谐佳苑: 和谐佳苑
+    run = run[district.end():] if district else run        # 海湾街道锦城华庭: 锦城华庭        # 雁塔区和谐佳苑: 和谐佳苑
     run = _STRONG_RE.split(run)[-1]
     last_weak = _LAST_WEAK.match(run, 1, len(run) - 2) if weak and len(run) > 3 else None
     if last_weak:                                           # at 1 .. len - 3: two characters remain
@@ -185,6 +203,7 @@ def trade_split(name: str) -> tuple[str, str]:
     return (name[:trade.start()], trade.group()) if trade and trade.start() >= 2 else (name, "")
 
 
+@lru_cache(maxsize=1 << 14)
 def place_stripped(name: str) -> tuple[str, str]:
     """The name without a leading city or district, and the district ('' when none)."""
     m = _PLACE_PREFIX.match(name)
@@ -194,11 +213,12 @@ def place_stripped(name: str) -> tuple[str, str]:
 
 
 def _named(text: str, suffixes: re.Pattern, longest: int = 8, digits: bool = True, of: bool = False, keep=None,
-           unsplit: bool = False):
+           unsplit: bool = False, bare: bool = False):
     """(start, end, name before the suffix, suffix) for each suffix in the text with a name;
     with `of`, the name may be followed by 的 or 那个 (科技大厦的工地, 电厂那个公交站); `keep(text, match)`, when
     given, a cheap test a suffix must pass before its name is looked for; with `unsplit`, a
-    name not cut at a weak boundary inside a compound suffix (see `_unsplit_suffix`)."""
+    name not cut at a weak boundary inside a compound suffix (see `_unsplit_suffix`); with
+    `bare`, a suffix with no name before it too (那个工地)."""
     out = []
     for m in suffixes.finditer(text):
         if keep is not None and not keep(text, m):
@@ -210,7 +230,7 @@ def _named(text: str, suffixes: re.Pattern, longest: int = 8, digits: bool = Tru
         if unsplit and len(name) <= 3:                      # cut inside a suffix, or down to one
             name = _unsplit_suffix(name, trim(raw, digits, weak=False))
         name = name[-longest:]
-        if name:
+        if name or bare:
             out.append((before - len(name), m.end(), name, m.group()))
     return out
 
@@ -225,7 +245,7 @@ def compounds(text: str) -> list[Found]:
             continue
         if suffix == "园" and name.endswith(_NOT_COMPOUND_PARKS):
             continue                                        # 幼儿园, 公园, 产业园: not homes
-        full = place_stripped(name + suffix)[0]
+        full = _VILLAGE_TAIL.sub("", place_stripped(name + suffix)[0]) or "-"   # 水围村城中村: 水围村
         if len(full) - len(suffix) < 2 or full.startswith(_NOT_A_NAME_START):
             continue                                        # 邻居, 政府, 江城, 其小区: words, not names
         while full.endswith("小区") and len(full) > 3:
@@ -237,12 +257,15 @@ def compounds(text: str) -> list[Found]:
                              if not any(_BETWEEN_NAME_AND_BUILDING.fullmatch(text, n.end, f.end) for n in named)])
 
 
+_VILLAGE_TAIL = re.compile("(?:(?:那片)?(?:握手楼|城中村))+$")
+
+
 def _may_name_compound(text: str, m: re.Match) -> bool:
     """Whether a compound suffix can end a name, by the characters beside it: not a word going
     on (居民, 城管, 村委, 里面), not after what never ends a name (家里, 屋里, 进城)."""
     suffix, before = m.group(), text[m.start() - 1:m.start()]
-    if not before or before in _STRONG_BOUNDARY or not ("\u4e00" <= before <= "\u9fff"):
-        return False
+    if not before or before in _STRONG_BOUNDARY or not ("\u4e00" <= before <= "\u9fff") or before == suffix[-1]:
+        return False                                        # 埔心村村委会: the first 村 ends the name
     after = text[m.end():m.end() + 1]
     if after and after in _WORD_GOES_ON.get(suffix, ""):
         return False
@@ -262,10 +285,56 @@ def _before_buildings(text: str) -> list[Found]:
         full = place_stripped(name)[0]
         while full.endswith("小区") and len(full) > 3:
             full = full[:-2]
-        if len(full) >= 2 and full not in _NOT_A_COMPOUND and not full.endswith(("区", "楼", "路", "街", "号")) \
+        if len(full) >= 2 and full not in _NOT_A_COMPOUND and not full.endswith(("区", "楼", "路", "街")) \
                 and not full.startswith(_NOT_A_NAME_START):
             out.append(Found("compound", full, before - len(name), before))
     return out
+
+
+_FRAME_END = re.compile(rf"(?:街道|[区县路街巷镇乡号])(?=[{CJK}]{{2}})")
+_FRAME = re.compile(rf"(?:(?:[{CJK}]{{1,4}}?{_DISTRICT_END}|[{CJK}]{{2,3}}?(?:街道|镇|乡))"
+                    rf"|[{CJK}0-9]{{1,6}}?(?:大街|大道|路|街(?!道)|巷)(?:\d+号)?)$")
+
+
+def framed(text: str, cut: re.Pattern) -> list[Found]:
+    """Compounds named without a generic suffix (世茂大都会, 富力长风壹号), by where they stand: right
+    after a district or a road, as in an address (晋源区平阳路世茂大都会这几天停水), up to the first
+    word no name holds (a boundary word, 的, or what `cut` finds: the problems' words)."""
+    out: list[Found] = []
+    for m in _FRAME_END.finditer(text):
+        at = m.end()
+        if (out and at < out[-1].end) or not _FRAME.search(text, max(0, at - 10), at):
+            continue
+        run = _NOT_NAME.split(text[at:at + 10], 1)[0]
+        for stop in (_BOUNDARY_RE, _STRONG_RE, cut):
+            end = stop.search(run)
+            run = run[:end.start()] if end else run
+        while run.endswith("小区"):
+            run = run[:-2]
+        if 2 <= len(run) <= 8 and run not in _NOT_A_COMPOUND and not run.startswith(_NOT_A_NAME_START) \
+                and not run.endswith(("路", "街", "楼", "口", "段")) and not _OTHER_PLACE.search(run) \
+                and not _FRAME_END.search(run[:-1]):
+            out.append(Found("compound", run, at, at + len(run)))
+    return out
+
+
+def extended(text: str, found: Found, cut: re.Pattern) -> Found:
+    """A compound named by a developer's brand ending like a suffix (阳光城, 碧桂园) and then the
+    estate's own name (阳光城长风壹号, 碧桂园大都会): the whole run up to where a name ends (a
+    boundary, 的, a building number, or what `cut` finds), else the compound as found."""
+    if found.kind != "compound" or not found.key.endswith(("城", "园")) or compound_stem(found.key) != found.key[:-1]:
+        return found                                        # 阳光花园: a suffix of two, no brand
+    run = _NOT_NAME.split(text[found.end:found.end + 8], 1)[0]
+    for stop in (_BOUNDARY_RE, _STRONG_RE, cut, _WEAK_START):
+        end = stop.search(run)
+        run = run[:end.start()] if end else run
+    if not 2 <= len(run) <= 6 or _NOT_ESTATE.search(run):
+        return found
+    return Found("compound", found.key + run, found.at, found.end + len(run))
+
+
+_NOT_ESTATE = re.compile("(?:公司|厂|店|中心|医院|学校|学院|委会|线路|路口|口|项目|工地|广场|市场|站|局|馆|所|部|区|路|街|楼|段)$")
+_WEAK_START = re.compile("^[" + "".join(sorted(_WEAK_BOUNDARY)) + "]")
 
 
 def _unsplit_suffix(name: str, whole: str) -> str:
@@ -302,16 +371,26 @@ def companies(text: str) -> list[Found]:
         industry = _INDUSTRY.search(before)                 # 永兴家政服务: trimmed without 家政服务
         name = trim(before[:industry.start()] if industry else before, digits=False)
         start = s - len(name) - (len(before) - industry.start() if industry else 0)
-        name += before[industry.start():] if industry else ""
+        name += (before[industry.start():] if industry else "") + (text[s:e] if suffix == "" else "")   # 粤美家具: 粤美/家具
         name, district = place_stripped(name)
         brand = _INDUSTRY.sub("", name) if not _INDUSTRY.fullmatch(name) else ""
-        if (suffix == "" and not brand) or _STREET_OR_WAY.search(brand) or text[e:e + 1] in ("路", "街", "大"):
+        park = _PARK.search(brand)                          # 海湾科技园新锐塑胶厂: 新锐 (where it is, then its name)
+        if park:
+            name, brand = name[park.end():], brand[park.end():]
+        if (suffix == "" and (not brand or text[s - 1:s] in ("得", "的"))) or _STREET_OR_WAY.search(brand) \
+                or text[e:e + 1] in ("路", "街", "大", "园"):      # 震得玻璃响: not a trade
             continue
+        if brand.startswith(("做", "搞", "生产")) or text[max(0, start - 2):start] in ("开的", "开得") \
+                or "做" in brand:
+            continue                                        # 陈老板开的电池厂, 做电池的那个厂: what it makes, not its name
         if len(brand) < 2 or len(brand) > 6 or brand in _GENERIC_BRANDS or any(out_.end > start for out_ in out):
             continue
         out.append(Found("company", f"{brand}/{name[len(brand):]}@{district or _near_district(text, start, e)}",
                          start, e))
     return _districts_shared(out)
+
+
+_PARK = re.compile(rf"^[{CJK}]*?(?:工业园区|工业园|科技园|产业园|工业区|园区)(?:[A-Z]区)?")
 
 
 def _districts_shared(found: list[Found]) -> list[Found]:
@@ -332,6 +411,26 @@ def _districts_shared(found: list[Found]) -> list[Found]:
     return out
 
 
+_DISTRICT_FRAMING = re.compile(rf"([{CJK}]{{2}}{_DISTRICT_END})(?:的|那边的|那边|这边的)?(?:[{CJK}]{{2,3}}?(?:街道|镇|乡))?"
+                               rf"(?:[{CJK}0-9]{{1,6}}?(?:大街|大道|路|街|巷)(?:\d+号)?)?(?:的)?$")
+_FIRST_DISTRICT = re.compile(rf"[{CJK}]{{2}}{_DISTRICT_END}")
+
+
+def district_of(text: str, found: Found, address: str = "") -> str:
+    """The district of a compound found in a text: said before its name, perhaps with a road
+    between (晋源区平阳路世茂大都会), else the address field's when it names the compound too or
+    no compound at all (太原市晋源区); '' when neither (滨河新村 of 迎泽区 and of 晋源区 are two)."""
+    window = text[max(0, found.at - 12):found.end]
+    at = window.rfind(compound_stem(found.key))
+    said = _DISTRICT_FRAMING.search(window, 0, at) if at > 0 else None
+    if said:
+        return said.group(1)
+    if address and (compound_stem(found.key) in address or not address_home(address)):
+        first = _FIRST_DISTRICT.search(address)             # the address names it, or only a district or street
+        return first.group() if first else ""
+    return ""
+
+
 def _near_district(text: str, start: int, end: int) -> str:
     """A district said just before a name (高新区的…) or after it in brackets (…（高新区）)."""
     before = _DISTRICT_BEFORE.search(text[max(0, start - 8):start])
@@ -342,12 +441,20 @@ def _near_district(text: str, start: int, end: int) -> str:
 def sites(text: str) -> list[Found]:
     """Construction sites by the name before 工地, 项目, 施工, … (万达广场二期项目工地: 万达广场2期)."""
     out = []
-    for start, end, name, suffix in _named(text, _SITE, 14, of=True):
+    for start, end, name, suffix in _named(text, _SITE, 14, of=True, bare=True):
         if _COMPANY.match(text, end) or (suffix in ("工程", "施工") and _INDUSTRY.search(name)):
             continue                                        # 中天装饰工程有限公司 is a company
+        if _SITE_WORD.search(name) and out:
+            continue                                        # 荔园云邸项目工地连续几晚通宵施工: found at 项目
         name = place_stripped(_SITE_TAIL.sub("", name))[0]
-        if len(_GENERIC_SITE.sub("", name)) >= 2:
+        road = _ROAD_END.split(name)[-1]                    # 凤凰大道尚城湾: 尚城湾
+        name = road if len(road) >= 2 and not _WORKS_WORD.search(road) else name
+        if len(_GENERIC_SITE.sub("", name)) >= 2 and not _PLACE.fullmatch(name):
             out.append(Found("site", site_key(name), start, end))
+        elif (beside := _BESIDE.search(text, max(0, start - 18), start)) \
+                and len(placed := trim(beside.group(1), False)) >= 2 \
+                and not any(p.fullmatch(placed) for p in (_PLACE, _SCHOOL, _COMPOUND, _SHOP, _MARKET)):   # 学校对面: which?
+            out.append(Found("site", site_key(placed + name), start, end))   # 海湾地铁站B出口旁边那个工地, 沙头站那个地铁工地
         elif (beside := _placed(text, start, end)) is not None:   # 地铁工地（金融路站）, 银杏大道（光明路段）道路改造工地
             out.append(Found("site", site_key(beside[0] + name + beside[1]), start, end))
     return _longest(out)
@@ -373,7 +480,7 @@ def _placed(text: str, start: int, end: int) -> tuple[str, str] | None:
 
 # The kinds of works a site's name ends with, each in the words writers use for it (a station
 # of a metro line being built, a road being rebuilt, resettlement housing going up).
-_WORKS = ((re.compile(r"^()(.{2,8}?)[修休建]地铁$|^(?:地铁)?(\d+号线)?(.{2,8}?)(?:地铁站|地铁|站)$"), "地铁站"),
+_WORKS = ((re.compile(r"^()(.{2,8}?)[修休建]地铁$|^(?:地铁)?(\d+号线)?(.{2,8}?)站?(?:地铁站|地铁|站)$"), "地铁站"),
           (re.compile(r"^(.{2,8}?(?:路|街|大道|桥)(?:.{2,6}?段)?)(?:道路)?(?:改造|修路|改建|翻修|大修)$"), "改造"),
           (re.compile(r"^(.{2,8}?)(?:安置房|回迁房|安置小区|回迁小区|安置区)$"), "安置房"))
 
@@ -443,31 +550,47 @@ def roads(text: str) -> list[Found]:
     return out
 
 
+_STREET_FOOD = re.compile("(?:夜市街|夜市|美食街|小吃街)+(?:摊|摊档)?$")
+_LINE_NAME = re.compile(r"\d+路")
+_BARE_GATE = re.compile("(?:小区|学校|医院)?[东西南北正大后侧]?门(?:口)?")      # 东门站: which 东门?
+
+
 def stops(text: str) -> list[Found]:
     """Bus stops by the name before 公交站, 站台, 站, … (体育馆站的站牌: 体育馆)."""
     out = []
     for start, end, name, _ in _named(text, _STOP, of=True):
         name = _STOP_TAIL.sub("", name)
-        if len(name) >= 2 and not name.endswith(_NOT_STOP) and "公交" not in name:
+        if len(name) >= 2 and not name.endswith(_NOT_STOP) and "公交" not in name and not _BARE_GATE.fullmatch(name) \
+                and not _LINE_NAME.fullmatch(name):             # 不按站停车: a verb; 54路: a line, not a stop
             out.append(Found("stop", name, start, end))
     return _longest(out)
 
 
 def schools(text: str) -> list[Found]:
     """Schools: numbered ones as N中学 (第三中学 = 三中), named ones with their suffix."""
-    out = [Found("school", f"{int(m.group(1))}中学", m.start(), m.end()) for m in _NUMBERED_SCHOOL.finditer(text)]
+    out = [Found("school", _placed_in(f"{int(m.group(1))}中学", _near_district(text, m.start(), m.end())),
+                 m.start(), m.end()) for m in _NUMBERED_SCHOOL.finditer(text)]
     for start, end, name, suffix in _named(text, _SCHOOL, digits=False):
-        name = _CITY_OR_DISTRICT_HEAD.sub("", place_stripped(name)[0])
+        name, district = place_stripped(name)
+        name = _CITY_OR_DISTRICT_HEAD.sub("", name)
         if len(name) >= 2 and not any(f.at <= start < f.end or start <= f.at < end for f in out):
-            out.append(Found("school", re.sub(r"^第", "", name) + suffix, start, end))
+            out.append(Found("school", _placed_in(re.sub(r"^第", "", name) + suffix,
+                                                  district or _near_district(text, start, end)), start, end))
     return out
+
+
+def _placed_in(name: str, district: str) -> str:
+    """A name with the district (or subdistrict) said beside it: 实验小学@湾口区 (one name in
+    two districts is two objects)."""
+    return f"{name}@{district}" if district else name
 
 
 def markets(text: str) -> list[Found]:
     """Markets as name + 市场 (胡家庙菜市场 = 胡家庙农贸市场 = 胡家庙市场); not a 马路市场 (a
     street turned into a market: what stalls make, not a name)."""
-    found = [Found("market", _MARKET_TAIL.sub("", place_stripped(name)[0]) + "市场", s, e)
-             for s, e, name, _ in _named(text, _MARKET, digits=False) if len(name) >= 2 and not name.endswith("马路")]
+    found = [Found("market", _MARKET_TAIL.sub("", place_stripped(name)[0]) + ("夜市" if kind in _NIGHT_MARKET else "市场"),
+                   s, e)
+             for s, e, name, kind in _named(text, _MARKET, digits=False) if len(name) >= 2 and not name.endswith("马路")]
     return _longest([f for f in found if len(f.key) > 3])
 
 
@@ -476,14 +599,18 @@ def shops(text: str) -> list[Found]:
     out = []
     for start, end, name, kind in _named(text, _SHOP, 6, digits=False):
         kind = kind.lower() if kind.lower() == "ktv" else (kind[:-1] if kind.endswith("店") and len(kind) > 2 else kind)
+        road = _ROAD_END.split(name)[-1]                    # 体育路重庆鸡公煲: 重庆鸡公煲
+        name = road if len(road) >= 2 else name
+        if _STREET_FOOD.search(name):
+            continue                                        # 官田村夜市烧烤: the night market's stalls
         if len(name) >= 2 and name not in ("门", "这家", "那家"):
-            out.append(Found("shop", name + kind, start, end))
+            out.append(Found("shop", name + kind, end - len(name) - len(kind), end))
     return out
 
 
 # Places and organisations by the generic word their names end with, for a problem said of a
 # kind the vocabulary did not foresee (a hospital's parking, a square's noise, a bank's queue).
-_PLACE = words_pattern("卫生服务中心|卫生院|医院|诊所|广场|购物中心|中心|大厦|大楼|写字楼|公园|银行|商场|商城|体育馆|图书馆|"
+_PLACE = words_pattern("卫生服务中心|卫生院|医院|保健院|诊所|广场|购物中心|中心|大厦|大楼|写字楼|公园|银行|商场|商城|体育馆|图书馆|"
                        "博物馆|影城|电影院|驾校|加油站|停车场|驿站|物流园|产业园|工业园|科技园|景区|办事处|营业厅|服务站|"
                        "养老院|敬老院|福利院|俱乐部")
 
@@ -491,14 +618,26 @@ _PLACE = words_pattern("卫生服务中心|卫生院|医院|诊所|广场|购物
 def places(text: str) -> list[Found]:
     """Named places of any other kind, as name + generic word (人民医院, 万达广场, 创业大厦)."""
     out = []
-    for _, end, name, suffix in _named(text, _PLACE, 8, digits=False):
-        name = place_stripped(name)[0]
+    for start, end, name, suffix in _named(text, _PLACE, 8, digits=False):
+        name, district = place_stripped(name)
+        if text[end:end + 1] == "舞" or _PLACE.search(name):
+            continue                                        # 广场舞: a dance; 南宫广场上广场, 人民医院停车场: found at the first
         if len(name) >= 2 and not name.startswith(_NOT_A_NAME_START):
-            out.append(Found("place", name + suffix, end - len(name) - len(suffix), end))
+            out.append(Found("place", _placed_in(name + suffix, district or _near_district(text, start, end)),
+                             end - len(name) - len(suffix), end))
     return _longest(out)
 
 
-FINDERS = {"compound": compounds, "company": companies, "site": sites, "road": roads, "stop": stops,
+_LINE = re.compile(r"(?<![0-9A-Za-z])(?:公交)?([0-9]{1,3}|[A-Z]\d{1,3})路(?=公交|车|线|司机|班|末班|首班|[，,。]|$)")
+
+
+def lines(text: str) -> list[Found]:
+    """Bus lines by their number (73路, 73路公交车, 公交73路: one key), what a writer about a
+    line's service names; a road is never named by digits alone."""
+    return [Found("line", m.group(1), m.start(), m.end()) for m in _LINE.finditer(text)]
+
+
+FINDERS = {"line": lines, "compound": compounds, "company": companies, "site": sites, "road": roads, "stop": stops,
            "school": schools, "market": markets, "shop": shops, "place": places}
 
 
@@ -512,7 +651,8 @@ def _firsts(*patterns: str) -> re.Pattern:
 # A finder runs only on a text holding one of the characters its names must contain: most
 # texts have no suffix of most kinds, and one scan for a character class (in C) costs less than
 # the finder's patterns and the Python around them.
-TRIGGERS = {"compound": _firsts(_COMPOUND.pattern, "号|栋|幢|座|#"), "company": _firsts(_COMPANY.pattern, _INDUSTRY_WORDS),
+TRIGGERS = {"line": re.compile("[0-9]路"),
+            "compound": _firsts(_COMPOUND.pattern, "号|栋|幢|座|#"), "company": _firsts(_COMPANY.pattern, _INDUSTRY_WORDS),
             "site": _firsts(_SITE.pattern), "road": _firsts("路|街|巷|道|环"), "stop": _firsts("站"),
             "school": _firsts(_SCHOOL.pattern, "中"), "market": _firsts(_MARKET.pattern), "shop": _firsts(_SHOP.pattern),
             "place": _firsts(_PLACE.pattern)}
@@ -535,29 +675,67 @@ def objects_in(text: str, kinds: frozenset[str] | set[str], seen: dict[str, list
         seen[kind] = FINDERS[kind](text) if TRIGGERS[kind].search(text) else []
     found = sorted((f for kind in wanted for f in seen[kind]
                     if f.kind in kinds or (f.kind == "compound" and "building" in kinds)), key=lambda f: (f.at, -f.end))
-    return [f for i, f in enumerate(found) if not _qualifies(text, f, found[i + 1:])]
+    return [f for i, f in enumerate(found) if not _qualifies(text, f, [g for g in found[i + 1:] if g.kind != "line"])]
+
+
+def first_object(text: str, order: tuple[str, ...], seen: dict[str, list[Found]]) -> Found | None:
+    """The object a problem is about in a cleaned text: the first named of the first kind in
+    `order` named at all (the market, not the road it stands on; a building is found as its
+    compound), not one that only places another; finders run in that order, and no further
+    once one names an object (most rows name their object by the first kind). `seen` as for
+    `objects_in`."""
+    found: list[Found] = []
+    for kind in order:
+        finder = _FINDER_OF.get(kind, kind)
+        if finder not in seen:
+            seen[finder] = FINDERS[finder](text) if TRIGGERS[finder].search(text) else []
+        if seen[finder]:
+            found = sorted({*found, *seen[finder]}, key=_by_place)
+        wanted = "compound" if kind == "building" else kind
+        for i, f in enumerate(found):
+            if f.kind == wanted and (not _LANDMARK.match(text, f.end)
+                                     or not _qualifies(text, f, [g for g in found[i + 1:] if g.kind != "line"])):
+                return f
+    return None
+
+
+_FINDER_OF = {"junction": "road", "stretch": "road", "building": "compound"}
+
+
+def _by_place(found: Found) -> tuple[int, int]:
+    return found.at, -found.end
 
 
 def _qualifies(text: str, found: Found, after: list[Found]) -> bool:
     """Whether a name only places another object (红星幼儿园旁边的第八中学, 金色佳苑（蓝天幼儿园对面）),
-    not when it is the object itself (体育馆站附近，84路车…)."""
+    not when it is the object itself (体育馆站附近，84路车…; a bus line is never placed so)."""
     beside = _LANDMARK.match(text, found.end)
     return bool(beside) and (bool(after) or text[beside.end():beside.end() + 1] in ("的", ")", "）"))
 
 
 def building_after(text: str, at: int, strict: bool = False) -> str | None:
-    """The building named at or after `at` in a text (3号楼, 3栋, 3#, 3幢, B座; a bare 3号
-    only when not `strict`), or None."""
+    """The building named at or after `at` in a text (3号楼, 3栋, 3#, 3幢, B座, T3栋, 2期7栋;
+    a bare 3号 only when not `strict`), or None."""
     m = (_BUILDING_STRICT if strict else _BUILDING).search(text, at)
-    return _building(m.group(1)) if m else None
+    return _building(m) if m else None
 
 
-def _building(number: str) -> str:
-    return str(int(number)) if number.isdigit() else number.upper()
+def _building(m: re.Match) -> str:
+    """A building's id: its number (letters upper-cased, zeros dropped), after its phase (2期7)."""
+    number = m.group("n")
+    number = number[0].upper() + str(int(number[1:])) if number[0].isalpha() and number[1:] else \
+        number.upper() if number.isalpha() else str(int(number))
+    return f"{int(m.group('phase'))}期{number}" if m.group("phase") else number
 
 
-_ADDRESS_STREET = re.compile(rf"^[{CJK}0-9]*?(?:大街|大道|路|街|巷|道)\d+号(?:院)?")
+_ADDRESS_STREET = re.compile(rf"^[{CJK}0-9]*?(?:大街|大道|路|街(?!道)|巷)(?:\d+号(?:院)?)?")
 _ADDRESS_HOME = re.compile(rf"([{CJK}A-Za-z]{{2,10}}?)(?:小区)?[的]?(?:第?\d{{1,3}}(?:号楼|号院|栋|幢|座|#楼|#|号|单元)|\d{{1,3}}[-－—]\d)")
+
+
+_ADDRESS_NAME = re.compile(rf"([{CJK}A-Za-z]{{2,10}}?)(?:小区)?")    # 平阳路世茂大都会: the address ends with its name
+_OTHER_PLACE = re.compile("(?:公司|厂|店|中心|医院|学校|学|园|村委会|委会|线路|路口|口|项目|工地|广场|市场|站|局|院|馆|所|部|"
+                          "(?<![东西南北中活])区|[县市镇乡])$|"     # a district, not 兴华北区 or 钢厂二生活区
+                          "[0-9]")                    # an address naming something else than a home
 
 
 @lru_cache(maxsize=4096)
@@ -572,10 +750,29 @@ def address_home(address: str) -> tuple[Found, ...]:
     rest, _ = place_stripped(address)
     street = _ADDRESS_STREET.match(rest)
     at = len(address) - len(rest) + (street.end() if street else 0)
-    m = _ADDRESS_HOME.match(address, at)
-    if not m or m.group(1) in _NOT_A_COMPOUND or _STREET.search(m.group(1)):
+    m = _ADDRESS_HOME.match(address, at) or _ADDRESS_NAME.fullmatch(address, at)
+    if not m or m.group(1) in _NOT_A_COMPOUND or _STREET.search(m.group(1)) or _OTHER_PLACE.search(m.group(1)):
         return ()
     return (Found("compound", m.group(1), m.start(1), m.end(1)),)
+
+
+@lru_cache(maxsize=4096)
+def address_objects(address: str, kinds: frozenset[str]) -> tuple[Found, ...]:
+    """The objects of these kinds a cleaned address field names, the first kind listed first
+    (where the matter is, when the text only says 这个路口 or 学校). Cached per address."""
+    return tuple(objects_in(address, kinds))
+
+
+_STREET_NUMBER = re.compile(rf"(?:[{CJK}]{{2,3}}?[省市])?(?:[{CJK}]{{1,4}}?[区县])?"
+                            rf"([{CJK}0-9]{{2,8}}?(?:大街|大道|路|街)\d{{1,4}}号)(?:院)?")
+
+
+@lru_cache(maxsize=4096)
+def street_number(address: str) -> str:
+    """The road and number a cleaned address field is no more than (建设南路198号 of 晋源区建设南路198号),
+    where a business stands (事发地址); '' for a home (a compound, a building, a room, a lane)."""
+    m = _STREET_NUMBER.fullmatch(address)
+    return m.group(1) if m and not re.search("村|巷", m.group(1)) else ""
 
 
 def address_building(address: str, compound: str) -> str | None:
@@ -586,4 +783,4 @@ def address_building(address: str, compound: str) -> str | None:
         return None
     m = _ADDRESS_BUILDING.match(address, re.match(r"(?:小区|社区)*", address[at + len(compound):]).end()
                                 + at + len(compound))
-    return _building(m.group(1)) if m else None
+    return _building(m) if m else None
