@@ -150,6 +150,14 @@ def test_a_matters_chart_counts_its_rows_per_week_from_monday():
     ("stretch:人民路:北段", "zh", ("路段", "人民路北段")),
     ("stretch:人民路:和平路", "en", ("Stretch of road", "人民路 (near 和平路)")),
     ("shop:好再来烧烤", "zh", ("商铺", "好再来烧烤")),
+    ("building:新华新城@湾口区#2期5", "zh", ("楼栋", "新华新城2期5号楼（湾口区）")),
+    ("building:美林雅居#T6", "zh", ("楼栋", "美林雅居T6座")),
+    ("building:新华新城#2期5", "en", ("Building", "新华新城, phase 2, building 5")),
+    ("school:明德小学@凤岗区", "zh", ("学校", "明德小学（凤岗区）")),
+    ("company:隆鑫/纸箱@花岭区|addr:并州南路95号", "zh", ("公司", "隆鑫纸箱（花岭区，并州南路95号）")),
+    ("shop:老张烧烤|addr:迎泽大街25号", "en", ("Shop", "老张烧烤 (迎泽大街25号)")),
+    ("line:98", "zh", ("公交线路", "98路")),
+    ("addr:经二路236号", "zh", ("门牌", "经二路236号")),
     ("planet:火星", "zh", ("", "planet:火星")),
     ("无种类", "zh", ("", "无种类")),
 ])
@@ -224,3 +232,13 @@ def test_database_values_in_a_matter_are_shown_as_text():
 def test_the_section_needs_no_inline_style_the_policy_would_block():
     html = Made().matter("a", [1, 2, 3, 4, 5, 6]).report()
     assert " style=" not in html and "'unsafe-inline'" not in html
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_problem_and_object_kind_the_rules_know_has_a_name_to_read(lang):
+    from dedup_pipeline.core.matters import problems
+    from dedup_pipeline.report.render import OBJECT_KINDS, PROBLEMS
+
+    known = problems().problems
+    assert {p.name for p in known} <= PROBLEMS[lang].keys()
+    assert {kind for p in known for kind in p.kinds} <= OBJECT_KINDS[lang].keys()

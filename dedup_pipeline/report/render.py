@@ -206,10 +206,11 @@ LABELS = {
 OBJECT_KINDS = {
     "zh": {"building": "楼栋", "compound": "小区", "company": "公司", "site": "工地", "junction": "路口",
            "stretch": "路段", "road": "道路", "stop": "公交站", "school": "学校", "market": "市场", "shop": "商铺",
-           "place": "场所"},
+           "place": "场所", "line": "公交线路", "addr": "门牌"},
     "en": {"building": "Building", "compound": "Compound", "company": "Company", "site": "Site",
            "junction": "Intersection", "stretch": "Stretch of road", "road": "Road", "stop": "Bus stop",
-           "school": "School", "market": "Market", "shop": "Shop", "place": "Place"},
+           "school": "School", "market": "Market", "shop": "Shop", "place": "Place", "line": "Bus line",
+           "addr": "Street address"},
 }
 # The problems a matter is about, by their names in data/matter-problems-zh.txt; a name not
 # here is shown as it is.
@@ -219,7 +220,9 @@ PROBLEMS = {
            "fumes": "油烟", "signal": "信号灯", "flooding": "积水", "streetlight": "路灯", "potholes": "路面破损",
            "stop": "站台设施", "bus": "公交班次线路", "fees": "乱收费", "food": "食品安全", "stalls": "占道摆摊",
            "weight": "缺斤短两", "built": "违章建筑", "charging": "电动车充电", "traffic": "交通拥堵",
-           "sewage": "污水下水道", "garbage": "垃圾", "parking": "停车", "property": "物业"},
+           "sewage": "污水下水道", "garbage": "垃圾", "parking": "停车", "property": "物业", "throwing": "高空抛物",
+           "reno": "装修扰民", "cracks": "房屋开裂", "certificate": "办证", "delivery": "交房", "compensation": "拆迁补偿",
+           "trees": "树木倒伏", "effluent": "偷排废水", "queue": "看病排队", "enrolment": "入学学位", "bikes": "共享单车"},
     "en": {"heating": "heating", "lift": "lifts", "leak": "leaks", "water": "water supply", "power": "power supply",
            "gas": "gas", "wages": "unpaid wages", "insurance": "social insurance", "refund": "refunds",
            "dust": "dust", "noise": "noise", "fumes": "cooking fumes", "signal": "traffic lights",
@@ -227,7 +230,10 @@ PROBLEMS = {
            "bus": "bus service", "fees": "fees", "food": "food safety", "stalls": "street stalls",
            "weight": "short weight", "built": "illegal building", "charging": "e-bike charging",
            "traffic": "traffic jams", "sewage": "sewage", "garbage": "garbage", "parking": "parking",
-           "property": "property management"},
+           "property": "property management", "throwing": "things thrown from windows",
+           "reno": "renovation noise", "cracks": "cracked walls", "certificate": "property certificates",
+           "delivery": "late handover", "compensation": "demolition compensation", "trees": "fallen trees",
+           "effluent": "waste water", "queue": "hospital queues", "enrolment": "school places", "bikes": "shared bikes"},
 }
 
 
@@ -645,30 +651,40 @@ def _matter_chart(days: list[dt.date], t: Mapping[str, str]) -> dict[str, Any] |
 
 
 def object_text(key: str, lang: str = "zh") -> tuple[str, str]:
-    """An object's key (core.matters) as (kind, name) to read: building:春华佳园#6 is (楼栋,
-    春华佳园6号楼); a key of no known kind is ("", the key)."""
+    """An object's key (core.matters) as (kind, name) to read: building:春华佳园@雁塔区#6 is
+    (楼栋, 春华佳园6号楼（雁塔区）); a key of no known kind is ("", the key)."""
     kind, colon, name = key.partition(":")
     if not colon or kind not in OBJECT_KINDS[lang]:
         return "", key
     zh = lang == "zh"
+    name, _, address = name.partition("|addr:")
     if kind == "building":
-        compound, _, number = name.partition("#")
-        if not number:
-            return OBJECT_KINDS[lang][kind], compound
+        name, _, number = name.partition("#")
+    named, _, district = name.partition("@")
+    where = [w for w in (district, address) if w]
+    return OBJECT_KINDS[lang][kind], _named(kind, named, number if kind == "building" else "", zh) + (
+        f"（{'，'.join(where)}）" if zh else f" ({', '.join(where)})") * bool(where)
+
+
+def _named(kind: str, name: str, number: str, zh: bool) -> str:
+    """An object's name in words, but for its district and street address."""
+    if kind == "building" and number:
+        phase, _, building = number.rpartition("期")
+        said = f"{phase}期" if phase else ""
         if zh:
-            return OBJECT_KINDS[lang][kind], compound + (f"{number}号楼" if number.isdigit() else f"{number}座")
-        return OBJECT_KINDS[lang][kind], f"{compound}, building {number}"
+            return name + said + (f"{building}号楼" if building.isdigit() else f"{building}座")
+        return f"{name}{', phase ' + phase if phase else ''}, building {building}"
     if kind == "company":
-        named, _, district = name.partition("@")
-        brand, _, trade = named.partition("/")
-        where = (f"（{district}）" if zh else f" ({district})") if district else ""
-        return OBJECT_KINDS[lang][kind], brand + trade + where
+        brand, _, trade = name.partition("/")
+        return brand + trade
     if kind == "junction" and "+" in name:
         a, _, b = name.partition("+")
-        return OBJECT_KINDS[lang][kind], f"{a}与{b}" if zh else f"{a} & {b}"
+        return f"{a}与{b}" if zh else f"{a} & {b}"
     if kind == "stretch" and ":" in name:
-        return OBJECT_KINDS[lang][kind], _stretch_text(name, zh)
-    return OBJECT_KINDS[lang][kind], name
+        return _stretch_text(name, zh)
+    if kind == "line":
+        return f"{name}路" if zh else f"route {name}"
+    return name
 
 
 def _stretch_text(name: str, zh: bool) -> str:
