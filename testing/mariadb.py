@@ -102,11 +102,20 @@ class MariaDB:
             shutil.rmtree(self.datadir, ignore_errors=True)
             raise MariaDBError(f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}")
 
+    def _tmpdir(self) -> Path:
+        """The server's own temporary folder (made: the server runs as this user)."""
+        folder = self.base / "tmp"
+        folder.mkdir(exist_ok=True)
+        return folder
+
     def _server_command(self, log: Path) -> list[str]:
         return [
             _binary("mariadbd", "mysqld"), "--no-defaults", f"--datadir={self.datadir}",
             f"--port={self.port}", f"--bind-address={self.host}", f"--socket={self.base / 'sock'}",
             f"--pid-file={self.base / 'mariadbd.pid'}", f"--log-error={log}", *_as_user(),
+            # A temporary folder of its own: a server starting removes every #sql* file in its
+            # tmpdir, the temporary tables of another server sharing /tmp among them.
+            f"--tmpdir={self._tmpdir()}",
             "--skip-name-resolve", "--character-set-server=utf8mb4",
             "--collation-server=utf8mb4_unicode_ci",
             # Small and quick: a test server, not a production one. Commits reach the OS at
