@@ -701,6 +701,23 @@ def _print_decided(made: list) -> None:
         click.echo(f"{d.row_id} and {d.other_id}: {d.verdict}, decided by {d.reviewer}")
 
 
+@main.command(cls=_IdArguments)
+@with_config
+@click.argument("verdict", type=click.Choice(["apart", "back", "together", "separate"]))
+@click.argument("row")
+@click.argument("other", required=False)
+@click.option("--by", "by", required=True, help="The reviewer deciding (kept with the decision).")
+def matter(config: Config, verdict: str, row: str, other: str | None, by: str) -> None:
+    """Record a reviewer's decision on matters (热点事项), obeyed at once and by every later
+    run: apart (ROW is in no matter, whatever it names), back (undo apart), together (the
+    matters of ROW and OTHER are one), separate (undo together).
+
+    Example: dedup-pipeline matter together 1042 2210 --by 王芳
+    """
+    _shown(lambda now: click.echo(f"row {row}: {'in no matter' if now is None else f'in matter {now}'}"),
+           review.matter_decide, config, verdict, row, other, by=by)
+
+
 @main.group(invoke_without_command=True)
 @with_config
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)

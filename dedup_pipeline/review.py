@@ -105,6 +105,54 @@ def _follow(source: Any, made: list) -> None:
         matches.write(same, frozenset((a, b) for a, b, _ in same))
 
 
+# -- what reviewers decide of matters (热点事项; sql/matters.py, obeyed by jobs.matters.entries_of)
+
+def matter_decide(using: Using, verdict: str, row: Any, other: Any = None, *, by: str) -> Any:
+    """Record a reviewer's decision on matters and obey it at once: "apart" (row is in no
+    matter, whatever it names), "back" (undo that), "together" (the matters of row and other
+    are one), "separate" (undo that). Returns the row's matter now (None: none)."""
+    from .jobs import matters
+    from .sql import matters as stored
+
+    with sourced(using) as source:
+        config = source.config
+        first, second = _source_id(source, row), None if other is None else _source_id(source, other)
+        with source.errors("decide the matters of"), source.engine.begin() as conn:
+            tables = matters.tables_of(config, conn)
+            if tables is None:
+                raise UsageError("matters are not kept here: set [matters] find = true, run `dedup-pipeline "
+                                 "migrate`, then `dedup-pipeline batch`")
+            held = stored.of_rows(conn, tables, config.source.table, [r for r in (first, second) if r is not None])
+            decided = stored.decided(conn, tables, config.source.table, [first])
+            looking = _matter_decision_refused(verdict, first, second, held, decided)
+            matters.decide(conn, tables, config, verdict, first, second, looking, by)
+            now = stored.of_rows(conn, tables, config.source.table, [first]).get(first)
+    return now.summary[1] if now else None
+
+
+def _matter_decision_refused(verdict: str, row: Any, other: Any, held: dict, decided: Any) -> Any:
+    """The matter a decision is made looking at, or InputError saying why it cannot be made."""
+    from .sql import matters as stored
+
+    if verdict not in (stored.APART, stored.BACK, stored.TOGETHER, stored.SEPARATE):
+        raise InputError(f"unknown decision {verdict!r}: apart, back, together or separate")
+    matter = held[row].summary[1] if row in held else None
+    pair = tuple(sorted((row, other), key=str)) if other is not None else None
+    if verdict in (stored.TOGETHER, stored.SEPARATE) and other is None:
+        raise InputError(f"{verdict} is about two matters: name a row of each")
+    if verdict == stored.APART and matter is None:
+        raise InputError(f"row {row} is in no matter: nothing to take it out of")
+    if verdict == stored.BACK and row not in decided.apart:
+        raise InputError(f"row {row} was not taken out of a matter: nothing to put back")
+    if verdict == stored.TOGETHER:
+        there = held[other].summary[1] if other in held else None
+        if matter is None or there is None or matter == there:
+            raise InputError(f"rows {row} and {other} are not in two matters: nothing to put together")
+    if verdict == stored.SEPARATE and pair not in decided.together:
+        raise InputError(f"the matters of rows {row} and {other} were not put together by a reviewer")
+    return matter if matter is not None else row
+
+
 def history(using: Using, first: Any, second: Any) -> list:
     """Every decision about the pair, oldest first."""
     from .sql import decisions

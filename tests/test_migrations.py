@@ -14,7 +14,8 @@ from dedup_pipeline.config import ConfigError, following, parse_config
 from dedup_pipeline.store.embedded import free_port
 
 REVIEW_TABLES = {"dedup_decision", "dedup_reviewer", "dedup_possible",  # the review branch, applied either way
-                 "dedup_login_failure", "dedup_access", "dedup_matter", "dedup_matter_key", "dedup_matter_event"}
+                 "dedup_login_failure", "dedup_access", "dedup_matter", "dedup_matter_key", "dedup_matter_event",
+                 "dedup_matter_decision"}
 OURS = {migrate.OUTBOX_TABLE, migrate.MATCH_TABLE, migrate.VERSION_TABLE} | REVIEW_TABLES
 
 

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from ..config import Config
 from ..core import matters as core
+from ..core.decision import id_order
 from ..sql import matters as stored
 from ..sql.source import SqlSource
 
@@ -120,7 +121,8 @@ def settle_all(config: Config, source: SqlSource, marks: Mapping[Any, core.Mark]
         tables = tables_of(config, conn)
         if tables is None:
             return None
-        entries = entries_of(marks, config.matters.window_days)
+        decided = stored.decided(conn, tables, config.source.table)
+        entries = entries_of(marks, config.matters.window_days, decided)
         written, removed = stored.write(conn, tables, config.source.table, entries)
     in_matters = [e for e in entries if e.matter is not None]
     return Found(len(marks), len({e.matter for e in in_matters}), len(in_matters), written, removed,
@@ -161,9 +163,12 @@ def marks_of(rows: Iterable[Mapping[str, Any]], config: Config) -> list[core.Mar
     return [mark(row, columns, id_column) for row in rows]
 
 
-def entries_of(marks: Mapping[Any, core.Mark], window: int) -> list[stored.Entry]:
-    """dedup_matter's rows for these marks: each with its matter (core.matters_of) and the matter's summary."""
-    matter_of = core.matters_of(marks, window)
+def entries_of(marks: Mapping[Any, core.Mark], window: int, decided: stored.Decided = stored.Decided()
+               ) -> list[stored.Entry]:
+    """dedup_matter's rows for these marks: each with its matter (core.matters_of, as
+    reviewers decided: `obeyed`) and the matter's summary."""
+    matter_of = obeyed(core.matters_of({r: m for r, m in marks.items() if r not in decided.apart}, window),
+                       decided.together)
     parts: dict[Any, list] = {}
     for row, matter in matter_of.items():
         parts.setdefault(matter, []).append(row)
@@ -176,6 +181,22 @@ def entries_of(marks: Mapping[Any, core.Mark], window: int) -> list[stored.Entry
         entries.append(stored.Entry(row, core.mark_to_json(m), tuple(stored.key_hash(k) for k in core.link_keys(m)),
                                     _date(m.day), obj, problem, matter, first, last, people, count))
     return entries
+
+
+def obeyed(matter_of: Mapping[Any, Any], together: Iterable[tuple]) -> dict[Any, Any]:
+    """The matters (row -> matter) with those of each pair of rows reviewers put together
+    made one, its id the smallest (a pair with a row in no matter changes nothing)."""
+    parent: dict[Any, Any] = {}
+
+    def root(m: Any) -> Any:
+        while parent.get(m, m) != m:
+            m = parent[m]
+        return m
+    for a, b in together:
+        if a in matter_of and b in matter_of:
+            ra, rb = sorted((root(matter_of[a]), root(matter_of[b])), key=id_order)
+            parent[rb] = ra
+    return {row: root(m) for row, m in matter_of.items()}
 
 
 def _summary(marks: list[core.Mark]) -> tuple[str, str, dt.date, dt.date, int, int]:
@@ -215,15 +236,44 @@ def follow_marks(conn: Any, tables: stored.Tables, config: Config, marks: Mappin
     before = stored.of_rows(conn, tables, table, touched)
     keys = {k for held in before.values() for k in held.keys} | {
         stored.key_hash(k) for m in new.values() for k in core.link_keys(m)}
-    around = {**_closure(conn, tables, table, keys), **before}
+    around, decided = _around(conn, tables, table, keys, before, touched)
     held_marks = {row: core.mark_from_json(held.mark) for row, held in around.items() if row not in touched}
-    entries = entries_of({**held_marks, **new}, config.matters.window_days)
+    entries = entries_of({**held_marks, **new}, config.matters.window_days, decided)
     changed = [e for e in entries if e.row_id not in around or around[e.row_id].summary != stored.summary(e)]
     unmarked = set(around) - {e.row_id for e in entries}
     stored.replace(conn, tables, table, changed, [*unmarked, *(e.row_id for e in changed if e.row_id in around)])
     stored.record(conn, tables, table, stored.history({row: held.summary[1] for row, held in around.items()},
                                                       {e.row_id: e.matter for e in entries}))
     return len(changed) + len(unmarked)
+
+
+def _around(conn: Any, tables: stored.Tables, table: str, keys: set[str], before: Mapping[Any, stored.Held],
+            touched: set) -> tuple[dict[Any, stored.Held], stored.Decided]:
+    """Every row whose matter may change with the rows touched (filed under these keys, and
+    so on), with the matters reviewers put together with theirs, and what reviewers decided of
+    them all."""
+    around = {**_closure(conn, tables, table, keys), **before}
+    while True:
+        decided = stored.decided(conn, tables, table, set(around) | touched)
+        partners = {row for pair in decided.together for row in pair} - set(around) - touched
+        held = stored.of_rows(conn, tables, table, partners) if partners else {}
+        if not held:  # none, or none marked: nothing more to read
+            return around, decided
+        around.update(held)
+        around.update(_closure(conn, tables, table, {k for h in held.values() for k in h.keys}))
+
+
+def decide(conn: Any, tables: stored.Tables, config: Config, verdict: str, row: Any, other: Any, matter: Any,
+           reviewer: str) -> int:
+    """Keep a reviewer's decision on matters (sql.matters: APART, BACK of `row`; TOGETHER,
+    SEPARATE of the matters of `row` and `other`) and make dedup_matter obey it at once, in the
+    caller's transaction (`follow_marks`: batches and `watch` obey it as they work parts out).
+    Returns how many rows of dedup_matter changed."""
+    table = config.source.table
+    stored.serialised(conn, tables)
+    held = stored.of_rows(conn, tables, table, [r for r in (row, other) if r is not None])
+    stored.decide(conn, tables, table, verdict, row, other, matter, reviewer)
+    return follow_marks(conn, tables, config, {r: core.mark_from_json(h.mark) for r, h in held.items()}, [])
 
 
 def _closure(conn: Any, tables: stored.Tables, table: str, keys: set[str]) -> dict[Any, stored.Held]:

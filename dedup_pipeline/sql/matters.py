@@ -17,7 +17,9 @@ import sqlalchemy as sa
 from .scoped import SOURCE_TABLE
 from .source import IN_IDS, SqlSource
 
-MATTER_TABLE, KEY_TABLE, EVENT_TABLE = "dedup_matter", "dedup_matter_key", "dedup_matter_event"
+MATTER_TABLE, KEY_TABLE, EVENT_TABLE, DECISION_TABLE = ("dedup_matter", "dedup_matter_key", "dedup_matter_event",
+                                                      "dedup_matter_decision")
+APART, BACK, TOGETHER, SEPARATE = "apart", "back", "together", "separate"  # what reviewers decide (`decide`)
 CHUNK = 5000  # rows per INSERT statement
 
 
@@ -42,6 +44,7 @@ class Tables(NamedTuple):
     matter: sa.Table
     key: sa.Table
     event: sa.Table
+    decision: sa.Table
 
 
 def key_hash(key: Any) -> str:
@@ -52,7 +55,7 @@ def key_hash(key: Any) -> str:
 def reflect(conn: sa.Connection) -> Tables | None:
     """The matters' tables of this database, or None before `migrate` made them."""
     inspector = sa.inspect(conn)
-    names = (MATTER_TABLE, KEY_TABLE, EVENT_TABLE)
+    names = (MATTER_TABLE, KEY_TABLE, EVENT_TABLE, DECISION_TABLE)
     if not all(inspector.has_table(name) for name in names):
         return None
     meta = sa.MetaData()
@@ -211,6 +214,67 @@ def of_rows(conn: sa.Connection, tables: Tables, source_table: str, rows: Iterab
             keys.setdefault(r.row_id, []).append(r.link_key)
         found.update((r.row_id, Held(r.mark, tuple(sorted(keys.get(r.row_id, ()))), _summary_of(r))) for r in read)
     return found
+
+
+class Decided(NamedTuple):
+    """What reviewers decided of matters, as it holds now: rows in no matter whatever they
+    name (`apart`), and pairs of rows whose matters are one (`together`, each pair sorted)."""
+
+    apart: frozenset = frozenset()
+    together: frozenset = frozenset()
+
+
+def decided(conn: sa.Connection, tables: Tables, source_table: str, rows: Iterable | None = None) -> Decided:
+    """What reviewers decided, as it holds now (the last decision on a row, or a pair, holds):
+    of every row, or of these rows (a pair with one of them in it)."""
+    d = tables.decision
+    query = sa.select(d.c.id, d.c.row_id, d.c.other_id, d.c.verdict).where(d.c[SOURCE_TABLE] == source_table)
+    if rows is None:
+        read = conn.execute(query).all()
+    else:
+        wanted = sorted(set(rows), key=str)
+        read = [r for start in range(0, len(wanted), IN_IDS) for r in conn.execute(query.where(sa.or_(
+            d.c.row_id.in_(wanted[start:start + IN_IDS]), d.c.other_id.in_(wanted[start:start + IN_IDS]))))]
+    last: dict[Any, str] = {}
+    for r in sorted({r.id: r for r in read}.values(), key=lambda r: r.id):
+        last[r.row_id if r.other_id is None else _pair(r.row_id, r.other_id)] = r.verdict
+    return Decided(frozenset(row for row, verdict in last.items() if verdict == APART),
+                   frozenset(pair for pair, verdict in last.items() if verdict == TOGETHER))
+
+
+def _pair(a: Any, b: Any) -> tuple:
+    return tuple(sorted((a, b), key=str))
+
+
+def decide(conn: sa.Connection, tables: Tables, source_table: str, verdict: str, row: Any, other: Any,
+           matter: Any, reviewer: str) -> None:
+    """Keep a reviewer's decision (`verdict` of row, or of the pair row, other), made looking at `matter`."""
+    conn.execute(tables.decision.insert().values(**{SOURCE_TABLE: source_table}, row_id=row, other_id=other,
+                                                 matter_id=matter, verdict=verdict, reviewer=reviewer,
+                                                 decided_at=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
+
+
+class Decision(NamedTuple):
+    """A reviewer's decision on a matter, as its page lists it."""
+
+    verdict: str
+    row: Any
+    other: Any
+    reviewer: str
+    at: dt.datetime
+
+
+def decisions_on(source: SqlSource, written: str) -> list[Decision]:
+    """The decisions reviewers made looking at the matter of this id (written as text), oldest first."""
+    ids = source.written_ids(written)
+    with source.errors("read the matters of"), source.engine.connect() as conn:
+        tables = reflect(conn)
+        if tables is None:
+            return []
+        d = tables.decision
+        read = conn.execute(sa.select(d).where(d.c[SOURCE_TABLE] == source.config.source.table,
+                                               d.c.matter_id.in_(ids)).order_by(d.c.id)).all()
+    return [Decision(r.verdict, r.row_id, r.other_id, r.reviewer, r.decided_at) for r in read]
 
 
 class Counts(NamedTuple):

@@ -52,7 +52,7 @@ REVIEW, REVIEW_LAST = "review@head", "0008"  # what reviewers decide: applied ei
 # The tables several source tables share, each row naming its table (scoped.py; the binlog's from the start).
 SHARED = (MATCH_TABLE, OUTBOX_TABLE, "dedup_decision", "dedup_possible", "dedup_binlog_position",
           "dedup_binlog_failed", "dedup_access", "dedup_matter", "dedup_matter_key",
-          "dedup_matter_event")
+          "dedup_matter_event", "dedup_matter_decision")
 PRIVILEGE_HINT = ("; creating triggers needs the TRIGGER privilege, and with binary logging "
                   "SUPER or log_bin_trust_function_creators = 1")
 
