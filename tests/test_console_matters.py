@@ -305,3 +305,49 @@ def test_a_matter_whose_first_row_went_says_its_old_id_and_the_old_id_says_where
     gone = client.get(f"/matters/{old}")
     assert gone.status_code == 404 and f"热点事项 {old} 已改编号为事项 {new}" in gone.text
     assert f'href="/matters/{new}"' in gone.text
+
+
+# ---------------------------------------------------------------- reviewers' decisions
+
+def csrf_of(page):
+    return re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+
+
+def test_a_row_taken_out_from_a_matters_page_is_in_no_matter_and_the_page_says_who_did_it(app, project):
+    matter = the_matters(project)[0]
+    client = signed_in(app)
+    page = client.get(f"/matters/{matter.matter}")
+    row = matter.rows[-1]
+    sent = client.post(f"/matters/{matter.matter}/decide", data={"verdict": "apart", "row": str(row),
+                                                                "csrf_token": csrf_of(page)})
+    assert sent.status_code == 303 and sent.headers["Location"].endswith(f"/matters/{matter.matter}")
+    assert row not in {r for m in the_matters(project) for r in m.rows}
+    again = client.get(f"/matters/{matter.matter}")
+    assert f"wang 将 #{row} 移出" in again.text and "放回" in again.text
+
+
+def test_two_matters_put_together_from_a_page_are_one_and_it_opens(app, project):
+    first, second = the_matters(project)[:2]
+    client = signed_in(app)
+    page = client.get(f"/matters/{first.matter}")
+    sent = client.post(f"/matters/{first.matter}/decide", data={"verdict": "together", "row": str(first.matter),
+                                                               "other": str(second.matter), "csrf_token": csrf_of(page)})
+    low = min(first.matter, second.matter)
+    assert sent.status_code == 303 and sent.headers["Location"].endswith(f"/matters/{low}")
+    assert len({m.matter for m in the_matters(project) if set(m.rows) & {*first.rows, *second.rows}}) == 1
+
+
+def test_a_matter_decision_without_the_csrf_token_is_refused_and_changes_nothing(app, project):
+    matter = the_matters(project)[0]
+    client = signed_in(app)
+    sent = client.post(f"/matters/{matter.matter}/decide", data={"verdict": "apart", "row": str(matter.rows[-1])})
+    assert sent.status_code == 403 and the_matters(project)[0] == matter
+
+
+def test_a_matter_decision_the_rows_do_not_allow_is_refused_in_words(app, project):
+    matter = the_matters(project)[0]
+    client = signed_in(app)
+    page = client.get(f"/matters/{matter.matter}")
+    sent = client.post(f"/matters/{matter.matter}/decide", data={"verdict": "back", "row": str(matter.rows[-1]),
+                                                                "csrf_token": csrf_of(page)})
+    assert sent.status_code == 400 and "nothing to put back" in sent.text

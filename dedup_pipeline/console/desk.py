@@ -216,6 +216,23 @@ class Desk:
 
         return matters.events(self._source(), str(matter))
 
+    def matter_decisions(self, matter: Any) -> list:
+        """The decisions reviewers made looking at this matter, oldest first (sql.matters.decisions_on)."""
+        from ..sql import matters
+
+        return matters.decisions_on(self._source(), str(matter))
+
+    def matter_decide(self, verdict: str, row: Any, other: Any, *, by: str) -> Any:
+        """A reviewer's decision on matters (review.matter_decide): the row's matter now."""
+        try:
+            return review.matter_decide(self.pipe, verdict, row, other, by=by)
+        finally:
+            self._forget_matters()
+
+    def _forget_matters(self) -> None:
+        with self._lock:
+            self._matters = None
+
     def matters_held(self) -> bool:
         """Whether dedup_matter holds rows of the table: the matters stage has run on it
         (cached for QUEUE_SECONDS: every page asks, for its header's link)."""

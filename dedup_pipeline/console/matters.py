@@ -4,15 +4,17 @@ largest first, a page at a time (object, problem, people, rows, first and last d
 an excerpt of the text), each linked to its search result (the row, its pairs, its queue
 item) and to its duplicates when the batch found some, and what became of matters' ids in it
 (merged, split, renamed: sql.matters.history); an id merged or renamed away says where it
-went. The rows pass through privacy.shown (masked, noted in the access log). Splitting and
-merging matters by hand is not here.
+went. A reviewer takes a row out of the matter (or puts it back), and puts two matters
+together (or separates them): `POST /matters/<id>/decide`, review.matter_decide, obeyed at
+once and by every later run. The rows pass through privacy.shown (masked, noted in the access
+log).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, current_app, g, render_template, request, session, url_for
+from flask import Flask, current_app, g, redirect, render_template, request, session, url_for
 
 from ..core.decision import id_order
 from ..errors import DedupError
@@ -26,7 +28,7 @@ GROUP_LINKED = 30  # rows at most of a duplicate group a row links to (as search
 LABELS = {
     "zh": {"matters": "热点事项", "matter": "热点事项", "matters_hint":
            "至少两位不同的人就同一个对象（一栋楼、一个小区、一家公司、一处工地、一个路口……）反映同一个问题的行，"
-           "按人数、再按行数排序。只供查看：拆分与合并不在此处。",
+           "按人数、再按行数排序。打开一个事项可以移出不属于它的行，或与另一事项合并。",
            "matters_off": "尚无热点事项：此功能默认关闭。在配置中设 [matters] find = true，然后运行 "
                           "dedup-pipeline migrate 和 dedup-pipeline batch。",
            "matters_none": "最近一次批处理没有找到热点事项（没有两位以上不同的人反映同一对象的同一问题）。",
@@ -40,11 +42,15 @@ LABELS = {
            "merged_away": "{at} 事项 #{other} 并入了事项 #{matter}", "split_away": "{at} 本事项的 {rows} 行拆分为事项 #{matter}",
            "renamed_away": "{at} 本事项的编号改为 #{matter}",
            "moved": "热点事项 {id} 已{how}事项 {new}。", "moved_merged": "并入", "moved_renamed": "改编号为",
-           "open_matter": "查看事项 {new}"},
+           "open_matter": "查看事项 {new}", "apart": "移出本事项", "apart_hint": "这一行说的不是本事项",
+           "together": "与事项合并", "together_hint": "另一事项的编号", "together_go": "合并",
+           "decided": "审核员的决定", "back": "放回", "separate": "取消合并",
+           "said_apart": "{at} {who} 将 #{row} 移出", "said_back": "{at} {who} 将 #{row} 放回",
+           "said_together": "{at} {who} 将本事项与 #{other} 合并", "said_separate": "{at} {who} 取消与 #{other} 的合并"},
     "en": {"matters": "Matters", "matter": "Matter", "matters_hint":
            "Rows of at least two different people about one object (a building, a compound, a company, a site, "
-           "an intersection…) and one problem, by people, then rows. To read only: splitting and merging are "
-           "not here.",
+           "an intersection…) and one problem, by people, then rows. Open one to take out a row that is not "
+           "about it, or to put it together with another.",
            "matters_off": "No matters yet: the stage is off by default. Set [matters] find = true in the "
                           "configuration, then run dedup-pipeline migrate and dedup-pipeline batch.",
            "matters_none": "The last batch found no matter (no object and problem that two different people "
@@ -59,7 +65,12 @@ LABELS = {
            "merged_away": "{at} matter #{other} joined matter #{matter}", "split_away": "{at} {rows} of its rows split into matter #{matter}",
            "renamed_away": "{at} its id became #{matter}",
            "moved": "Matter {id} {how} matter {new}.", "moved_merged": "joined", "moved_renamed": "is now",
-           "open_matter": "Open matter {new}"},
+           "open_matter": "Open matter {new}", "apart": "Take out", "apart_hint": "This row is not about the matter",
+           "together": "Put together with matter", "together_hint": "the other matter's id", "together_go": "Put together",
+           "decided": "Reviewers' decisions", "back": "Put back", "separate": "Separate",
+           "said_apart": "{at} {who} took #{row} out", "said_back": "{at} {who} put #{row} back",
+           "said_together": "{at} {who} put it together with #{other}",
+           "said_separate": "{at} {who} separated it from #{other}"},
 }
 
 
@@ -67,6 +78,7 @@ def register(app: Flask) -> None:
     """Add the matters' pages to the console, and their link to every page's header."""
     app.add_url_rule("/matters", "matters", listing)
     app.add_url_rule("/matters/<written>", "matter", matter)
+    app.add_url_rule("/matters/<written>/decide", "matter_decide", decide, methods=["POST"])
     app.context_processor(_header)
 
 
@@ -122,7 +134,41 @@ def matter(written: str) -> Any:
     page, listed = paged(found.rows, request.args.get("page"))
     rows = _rows(desk, listed)
     return render_template("matter.html.j2", endpoint="matter", page=page, view=_listed(0, found, lang),
-                           rows=rows, columns=desk.columns, history=_history(desk, found.matter, words))
+                           rows=rows, columns=desk.columns, history=_history(desk, found.matter, words),
+                           decisions=_decisions(desk, found.matter, words))
+
+
+VERDICTS = ("apart", "back", "together", "separate")
+
+
+def decide(written: str) -> Any:
+    """Record a reviewer's decision on this matter (review.matter_decide), then back to the
+    page of the matter the row is in now (this one's, when in none)."""
+    from .app import Refusal
+
+    form = request.form
+    verdict, row, other = form.get("verdict"), (form.get("row") or "").strip(), (form.get("other") or "").strip()
+    if verdict not in VERDICTS:
+        raise Refusal(400, "bad_field", field="verdict")
+    if not row or len(row) > 64 or len(other) > 64 or (verdict in ("together", "separate") and not other):
+        raise Refusal(400, "bad_field", field="other" if row else "row")
+    g.again = url_for("matter", written=written[:64])
+    now = _desk().matter_decide(verdict, row, other or None, by=session["reviewer"])
+    return redirect(url_for("matter", written=str(now if now is not None else written[:64])), 303)
+
+
+def _decisions(desk: Any, matter: Any, words: dict[str, str]) -> list[dict[str, Any]]:
+    """The decisions reviewers made on this matter, as its page lists them, each standing
+    apart or together with the form that undoes it."""
+    made = getattr(desk, "matter_decisions", None)
+    listed = made(matter) if made is not None else []
+    standing = {}
+    for d in listed:  # the last on a row, or a pair, holds
+        standing[(d.row, d.other) if d.other is not None else d.row] = d
+    undo = {"apart": "back", "together": "separate"}
+    return [{"said": words["said_" + d.verdict].format(at=_when(d.at), who=d.reviewer, row=d.row, other=d.other),
+             "undo": undo.get(d.verdict) if standing.get((d.row, d.other) if d.other is not None else d.row) is d
+             else None, "row": str(d.row), "other": "" if d.other is None else str(d.other)} for d in listed]
 
 
 def _events(desk: Any, matter: Any) -> list:
