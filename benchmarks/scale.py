@@ -7,6 +7,7 @@ MongoDB work (round trips, documents written); and the datasketch peer on the fi
     python benchmarks/scale.py --rows 1000000 --generate-only   # time the table alone
     python benchmarks/scale.py --nights 30 --skip-peer   # 30 nightly re-runs, then a clean batch
     python benchmarks/scale.py --table news --nights 2 --skip-peer   # the other table
+    python benchmarks/scale.py --nights 2 --skip-peer --matters     # with the matters stage on
 
 Two tables of People's Daily text, a fifth of the rows re-submissions of a recent row (mostly
 the same submitter with an edit, some another person's copy); a change is measured on both:
@@ -34,7 +35,8 @@ peer's two left out when it is skipped). The table's name is on the first line, 
 
 With `--nights N`: the first batch, then N re-runs each after 1% of the rows changed as
 above, then a clean batch of the final table into an empty store, whose pairs (`report`)
-the last re-run's must equal. Last line: rows= first_s= rerun_s= (the slowest re-run)
+the last re-run's must equal. With `--matters`, `[matters] find = true` and `migrate` run
+first, so that the stage marks every row and writes dedup_matter (issue 52). Last line: rows= first_s= rerun_s= (the slowest re-run)
 peak_rss_mb= store_first_mb= store_last_mb= pairs_equal= (the store folder after the first
 batch and after the last night).
 """
@@ -201,6 +203,7 @@ def main() -> None:
     parser.add_argument("--generate-only", action="store_true", help="time making the table, then stop")
     parser.add_argument("--nights", type=int, default=0, help="re-runs after 1%% changed each, then a clean batch")
     parser.add_argument("--table", choices=MAKERS, default="petition", help="the table made (the docstring says how)")
+    parser.add_argument("--matters", action="store_true", help="with the matters stage on ([matters] find, migrate)")
     args = parser.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="dedup-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -222,7 +225,7 @@ def bench(args: argparse.Namespace, folder: Path) -> None:
           f"{time.perf_counter() - start:.1f} s ({folder})", flush=True)
     if args.generate_only:
         return
-    (folder / "dedup.toml").write_text(CONFIG.format(db=db), encoding="utf-8")
+    configure(folder, db, args.matters)
     if args.nights:
         return nights(args, folder, maker)
     first = run_batch(folder)
@@ -269,7 +272,7 @@ def nights(args: argparse.Namespace, folder: Path, maker: Maker) -> None:
     clean = folder / "clean"
     shutil.rmtree(clean, ignore_errors=True)
     clean.mkdir()
-    (clean / "dedup.toml").write_text(CONFIG.format(db=db), encoding="utf-8")
+    configure(clean, db, args.matters)
     clean_run = run_batch(clean)
     report_batch("a clean batch of the final table into an empty store", clean_run, rows)
     equal = exported_pairs(folder) == exported_pairs(clean)
@@ -277,6 +280,17 @@ def nights(args: argparse.Namespace, folder: Path, maker: Maker) -> None:
     print(f"rows={rows} first_s={first['wall']:.1f} rerun_s={max(run['wall'] for run in runs[1:]):.1f} "
           f"peak_rss_mb={peak:.0f} store_first_mb={store_first / 2**20:.0f} store_last_mb={store_last / 2**20:.0f} "
           f"pairs_equal={str(equal).lower()}")
+
+
+def configure(folder: Path, db: Path, matters: bool) -> None:
+    """benchmarks/batch.py's configuration over the table, in the folder; with `matters`, the
+    stage on and the table's database migrated for it (dedup_matter), as its user does."""
+    (folder / "dedup.toml").write_text(CONFIG.format(db=db) + ("\n[matters]\nfind = true\n" if matters else ""),
+                                       encoding="utf-8")
+    if matters:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DEDUP_")}
+        subprocess.run([sys.executable, "-m", "dedup_pipeline", "migrate", "--config", "dedup.toml"], cwd=folder,
+                       env=env, check=True, capture_output=True)
 
 
 def exported_pairs(folder: Path) -> set[tuple]:

@@ -29,6 +29,7 @@ SMALL = {
     "sketch.py": ["benchmarks/sketch.py", "--rows", "3000", "--repeat", "1"],
     "matters.py": ["benchmarks/matters.py", "--rows", "1500"],
     "scale.py --table news": ["benchmarks/scale.py", "--rows", "500", "--nights", "1", "--skip-peer", "--table", "news"],
+    "scale.py --matters": ["benchmarks/scale.py", "--rows", "500", "--nights", "1", "--skip-peer", "--matters"],
 }
 # These need more than the fast tier gives: a MariaDB of their own, or Spark's JVM (30 s to start).
 IN_THE_SERVERS_TIER = {
