@@ -605,6 +605,8 @@ class MongoStore:
         return Filing(self)
 
     def _file_all(self, records: Iterable[Record], mark: str | None, log: bool, held: bool = False) -> int:
+        """File rows a chunk at a time (`_file`), fresh with `mark` unless None, logged for a
+        building batch's replay with `log`. Returns how many."""
         written = 0
         with _errors(self.where):
             for chunk in batched(records, WRITE_CHUNK):
