@@ -37,7 +37,7 @@ LABELS = {
            "matter_rows_hint": "本事项的行，按日期排序；点编号查看该行及其相似对。",
            "duplicates": "重复组 {n} 行", "people_of": "{n} 人", "rows_of": "{n} 行", "gone": "（已不在表中）",
            "all_matters": "全部热点事项", "history": "编号变化",
-           "merged": "{at} 并入事项 #{other}（{rows} 行）", "split": "{at} 从事项 #{other} 拆分出 {rows} 行",
+           "merged": "{at} 事项 #{other} 并入本事项（{rows} 行）", "split": "{at} 从事项 #{other} 拆分出 {rows} 行",
            "renamed": "{at} 原为事项 #{other}（{rows} 行；最早的一行已不在其中，或更早的一行加入）",
            "merged_away": "{at} 事项 #{other} 并入了事项 #{matter}", "split_away": "{at} 本事项的 {rows} 行拆分为事项 #{matter}",
            "renamed_away": "{at} 本事项的编号改为 #{matter}",

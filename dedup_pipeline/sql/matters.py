@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import sqlalchemy as sa
 
@@ -155,15 +155,11 @@ def record(conn: sa.Connection, tables: Tables, source_table: str, events: Seque
 def events(source: SqlSource, written: str) -> list[tuple[dt.datetime, Event]]:
     """What became of other matters' ids in the matter of this id (written as text), and of
     its own, oldest first."""
-    ids = source.written_ids(written)
-    with source.errors("read the matters of"), source.engine.connect() as conn:
-        tables = reflect(conn)
-        if tables is None:
-            return []
+    def query(tables: Tables, ids: list) -> sa.Select:
         e = tables.event
-        read = conn.execute(sa.select(e).where(e.c[SOURCE_TABLE] == source.config.source.table,
-                                               sa.or_(e.c.matter_id.in_(ids), e.c.other_id.in_(ids)))
-                            .order_by(e.c.id)).all()
+        return sa.select(e).where(e.c[SOURCE_TABLE] == source.config.source.table,
+                                  sa.or_(e.c.matter_id.in_(ids), e.c.other_id.in_(ids))).order_by(e.c.id)
+    read = _about(source, written, query)
     return [(r.at, Event(r.kind, r.matter_id, r.other_id, r.rows)) for r in read]
 
 
@@ -216,6 +212,15 @@ def of_rows(conn: sa.Connection, tables: Tables, source_table: str, rows: Iterab
     return found
 
 
+def _about(source: SqlSource, written: str, query: Callable[[Tables, list], sa.Select]) -> list:
+    """What a query of the matters' tables reads about the matter of an id written as text
+    (the ids it may be), none before `migrate` made the tables."""
+    ids = source.written_ids(written)
+    with source.errors("read the matters of"), source.engine.connect() as conn:
+        tables = reflect(conn)
+        return [] if tables is None else conn.execute(query(tables, ids)).all()
+
+
 class Decided(NamedTuple):
     """What reviewers decided of matters, as it holds now: rows in no matter whatever they
     name (`apart`), and pairs of rows whose matters are one (`together`, each pair sorted)."""
@@ -266,14 +271,11 @@ class Decision(NamedTuple):
 
 def decisions_on(source: SqlSource, written: str) -> list[Decision]:
     """The decisions reviewers made looking at the matter of this id (written as text), oldest first."""
-    ids = source.written_ids(written)
-    with source.errors("read the matters of"), source.engine.connect() as conn:
-        tables = reflect(conn)
-        if tables is None:
-            return []
+    def query(tables: Tables, ids: list) -> sa.Select:
         d = tables.decision
-        read = conn.execute(sa.select(d).where(d.c[SOURCE_TABLE] == source.config.source.table,
-                                               d.c.matter_id.in_(ids)).order_by(d.c.id)).all()
+        return sa.select(d).where(d.c[SOURCE_TABLE] == source.config.source.table,
+                                  d.c.matter_id.in_(ids)).order_by(d.c.id)
+    read = _about(source, written, query)
     return [Decision(r.verdict, r.row_id, r.other_id, r.reviewer, r.decided_at) for r in read]
 
 
