@@ -332,9 +332,10 @@ def test_two_matters_put_together_from_a_page_are_one_and_it_opens(app, project)
     page = client.get(f"/matters/{first.matter}")
     sent = client.post(f"/matters/{first.matter}/decide", data={"verdict": "together", "row": str(first.matter),
                                                                "other": str(second.matter), "csrf_token": csrf_of(page)})
-    low = min(first.matter, second.matter)
+    low, high = sorted((first.matter, second.matter))
     assert sent.status_code == 303 and sent.headers["Location"].endswith(f"/matters/{low}")
     assert len({m.matter for m in the_matters(project) if set(m.rows) & {*first.rows, *second.rows}}) == 1
+    assert f"事项 #{high} 并入本事项" in client.get(f"/matters/{low}").text
 
 
 def test_a_matter_decision_without_the_csrf_token_is_refused_and_changes_nothing(app, project):
