@@ -19,7 +19,9 @@ from dedup_pipeline.core.matters import (
     problems,
     ranked_problems,
     read,
+    said,
     same_object,
+    vocabulary_of,
     why,
 )
 
@@ -597,3 +599,37 @@ def test_the_batch_and_one_row_at_a_time_agree_with_districts_phases_and_street_
 
 def test_a_business_at_two_street_numbers_is_two():
     assert not same_object("company:兴隆/机械|addr:太榆路194号", "company:兴隆/机械|addr:寇庄西路61号")
+
+
+def test_a_problem_word_broken_by_a_line_break_is_still_said():
+    assert mark_of(row("阳光花园3号楼暖\n气不热")) == mark_of(row("阳光花园3号楼暖气不热")) is not None
+
+
+def test_wide_digits_name_the_building_ascii_digits_name():
+    assert mark_of(row("阳光花园３号楼暖气不热")) == mark_of(row("阳光花园3号楼暖气不热")) is not None
+
+
+def test_a_row_naming_no_problem_has_no_mark_and_says_so():
+    assert read(row("阳光花园3号楼的邻居很友好")).reason == "no problem named"
+
+
+def test_the_second_side_of_a_phrase_counts_within_its_gap_only():
+    wages = vocabulary_of("wages\tcompany\t拖欠+工资\n")
+    assert said("拖欠" + "啊" * 8 + "工资", wages) == {(0, 0)}
+    assert said("拖欠" + "啊" * 9 + "工资", wages) == set()
+
+
+def test_the_second_side_of_a_phrase_counts_in_its_sentence_only():
+    wages = vocabulary_of("wages\tcompany\t拖欠+工资\n")
+    assert said("拖欠了，工资", wages) == {(0, 0)}
+    assert said("拖欠了。工资", wages) == set()
+
+
+def test_a_phrase_is_said_when_any_place_of_its_first_side_is_followed():
+    wages = vocabulary_of("wages\tcompany\t拖欠+工资\n")
+    assert said("拖欠了！工资拖欠了半年工资", wages) == {(0, 0)}
+
+
+def test_a_vocabulary_word_holding_ascii_is_found_in_wide_characters_too():
+    signs = vocabulary_of("sign\tcompany,shop\t4S店\n")
+    assert read(row("鸿源汽贸４Ｓ店乱收费"), vocabulary=signs).mark.problem == "sign"

@@ -28,7 +28,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import NamedTuple
 
@@ -102,9 +102,16 @@ class Vocabulary:
     an index of the literals a phrase starts with (a `then` is looked for only after its first
     side is found), for a single scan of a text: `starts` (a literal's first two characters ->
     the literals, longest first), `uses` (literal -> the (problem, phrase) positions whose
-    first side it is, each with its phrase; problem len(problems) is `policy`), `pairs` (finds each
-    two characters a literal may start with, overlapping), `singles` (one-character literals)
-    and `keys` (those of `starts`, to meet the pairs found in one set operation); `ends`, what
+    first side it is, each with its phrase; problem len(problems) is `policy`), `pairs` (finds
+    each two characters a literal may start with, overlapping: a first character some literal
+    has, then a second some has; the second test leaves a third of the matches to build),
+    `singles` (one-character literals) and `keys` (those of `starts`, to meet the pairs found in
+    one set operation); `twos` (the keys that are literals themselves: present when found),
+    `longer` (key -> its literals of three characters or more, tested as substrings; only the
+    keys that have some); `plain` and `gapped` (literal -> the positions it says alone, added
+    at once, and those whose `then` must follow, with what finds that, `_follows`: `uses` split
+    so, to keep the Python per literal small); `unfolded`, whether no literal holds what `clean`
+    writes (ASCII digits, letters, #), so that a raw text may be scanned for them; `ends`, what
     ends a compound's name said without its suffix (any literal, 小区, 物业, …)."""
     problems: tuple[Problem, ...]
     policy: Problem | None
@@ -113,6 +120,11 @@ class Vocabulary:
     pairs: re.Pattern
     singles: re.Pattern
     keys: frozenset[str]
+    twos: frozenset[str]
+    longer: dict[str, tuple[str, ...]]
+    plain: dict[str, tuple[tuple[int, int], ...]]
+    gapped: dict[str, tuple[tuple[tuple[int, int], re.Pattern], ...]]
+    unfolded: bool
     ends: re.Pattern = re.compile("(?!)")
 
 
@@ -122,7 +134,10 @@ _NAME_ENDS = ("小区", "物业", "业主", "居民", "单元", "门口")
 GAPS = {"+": 8, "^": 2}
 _NOT_DIGIT = re.compile(r"\D")
 _ASKS = re.compile("咨询|请问|想问|问一下|怎么|如何")          # asking how a rule works (not 能不能管管？)
-_CLAUSE_END = re.compile("[。！？；.!?;]")              # a sentence: 工资，拖了半年 is said together
+_CLEANING_WRITES = re.compile("[0-9A-Za-z#]")        # in a literal: scanned only after cleaning
+_CLAUSE_ENDS = "。！？；.!?;"
+_CLAUSE_END = re.compile(f"[{_CLAUSE_ENDS}]")                # a sentence: 工资，拖了半年 is said together
+_NOT_CLAUSE_END = f"[^{_CLAUSE_ENDS}]"
 
 
 @cache
@@ -164,11 +179,18 @@ def vocabulary_of(text: str) -> Vocabulary:
                 starts.setdefault(literal[:2], set()).add(literal)
                 uses.setdefault(literal, []).append(((i, k), phrase))
     firsts = "".join(sorted({k[0] for k in starts if len(k) == 2}))
+    seconds = "".join(sorted({k[1] for k in starts if len(k) == 2}))
     singles = "".join(sorted(k for k in starts if len(k) == 1))
     return Vocabulary(found, policy, {c: tuple(sorted(ls, key=len, reverse=True)) for c, ls in starts.items()},
                       {lit: tuple(at) for lit, at in uses.items()},
-                      re.compile(f"(?=([{re.escape(firsts)}].))"),
+                      re.compile(f"(?=([{re.escape(firsts)}][{re.escape(seconds)}]))"),
                       re.compile(f"[{re.escape(singles)}]" if singles else "(?!)"), frozenset(starts),
+                      frozenset(lit for lit in uses if len(lit) == 2),
+                      {c: longer for c, ls in starts.items() if (longer := tuple(lit for lit in ls if len(lit) > 2))},
+                      {lit: tuple(at for at, phrase in used if not phrase.then) for lit, used in uses.items()},
+                      {lit: tuple((at, _follows(lit, phrase)) for at, phrase in used if phrase.then)
+                       for lit, used in uses.items()},
+                      not any(_CLEANING_WRITES.search(lit) for lit in uses),
                       words_pattern("|".join(sorted({*uses, *_NAME_ENDS}, key=len, reverse=True))))
 
 
@@ -195,7 +217,13 @@ def day_of(created: object) -> int:
         return created.date().toordinal()
     if isinstance(created, dt.date):
         return created.toordinal()
-    return dt.date.fromisoformat(str(created)[:10]).toordinal()
+    return _day(str(created)[:10])
+
+
+@lru_cache(maxsize=1024)
+def _day(date: str) -> int:
+    """A 'YYYY-MM-DD' string as a day number, once per day (the rows of a day share it)."""
+    return dt.date.fromisoformat(date).toordinal()
 
 
 def said(text: str, vocabulary: Vocabulary) -> set[tuple[int, int]]:
@@ -203,40 +231,56 @@ def said(text: str, vocabulary: Vocabulary) -> set[tuple[int, int]]:
     return said_in("", text, vocabulary)[1]
 
 
-def said_in(title: str, content: str, vocabulary: Vocabulary) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+def said_in(title: str, content: str, vocabulary: Vocabulary,
+            present: set[str] | None = None) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
     """The (problem, phrase) positions said in a cleaned title and in a cleaned content: the
-    literals present found in one scan of both by their first two characters (in C, no
-    character by character loop in Python), then substring tests; gap phrases checked."""
-    both, starts = f"{title}。{content}" if title else content, vocabulary.starts
-    present = {lit for two in vocabulary.keys.intersection(vocabulary.pairs.findall(both)) for lit in starts[two]
-               if len(lit) == 2 or lit in both}                # a two-character literal is its own key
-    if vocabulary.singles.search(both):
-        present.update(vocabulary.singles.findall(both))
+    literals present (`_present`, unless given), each adding its plain positions at once and
+    its gap phrases' positions when their `then` follows."""
     in_title: set[tuple[int, int]] = set()
     in_content: set[tuple[int, int]] = set()
-    uses = vocabulary.uses
-    for lit in present:
-        in_t, in_c = bool(title) and lit in title, lit in content
-        for at, phrase in uses[lit]:
-            if in_t and at not in in_title and (not phrase.then or _follows(title, lit, phrase)):
-                in_title.add(at)
-            if in_c and at not in in_content and (not phrase.then or _follows(content, lit, phrase)):
-                in_content.add(at)
+    plain, gapped = vocabulary.plain, vocabulary.gapped
+    for lit in _present(f"{title}。{content}" if title else content, vocabulary) if present is None else present:
+        if title and lit in title:
+            in_title.update(plain[lit])
+            for at, follows in gapped[lit]:
+                if at not in in_title and follows.search(title):
+                    in_title.add(at)
+        if lit in content:
+            in_content.update(plain[lit])
+            for at, follows in gapped[lit]:
+                if at not in in_content and follows.search(content):
+                    in_content.add(at)
     return in_title, in_content
 
 
-def _follows(text: str, first: str, phrase: Phrase) -> bool:
-    """Whether `first` is followed, within the phrase's gap and in one sentence, by one of its `then`."""
-    then = [t for t in phrase.then if t in text]
-    at = text.find(first)
-    while then and at >= 0:
-        tail = text[at + len(first):at + len(first) + phrase.gap + max(map(len, then))]
-        stop = _CLAUSE_END.search(tail)
-        tail = tail[:stop.start()] if stop else tail
-        if any(0 <= tail.find(t) <= phrase.gap for t in then):
-            return True
-        at = text.find(first, at + 1)
-    return False
+def _present(text: str, vocabulary: Vocabulary) -> set[str]:
+    """The vocabulary's literals in a text: found in one scan by their first two characters
+    (in C, no character by character loop in Python), the longer ones then by substring tests."""
+    keys = vocabulary.keys.intersection(vocabulary.pairs.findall(text))
+    present = set(vocabulary.twos.intersection(keys))
+    longer = vocabulary.longer
+    for two in longer.keys() & keys:
+        for lit in longer[two]:
+            if lit in text:
+                present.add(lit)
+    present.update(vocabulary.singles.findall(text))
+    return present
+
+
+def _unspaced(value: object) -> str:
+    """A field as text without its whitespace (the first step of `clean`, all that a scan for
+    the vocabulary's literals needs before cleaning, see `read`)."""
+    return "".join(str(value or "").split())
+
+
+def _follows(first: str, phrase: Phrase) -> re.Pattern:
+    """What finds `first` followed, within the phrase's gap and in one sentence, by one of its
+    `then` (a `then` holding a sentence's end can never be so; compiled once per literal and
+    phrase: one search in C instead of a loop over the places `first` is at)."""
+    then = "|".join(re.escape(t) for t in phrase.then if not _CLAUSE_END.search(t))
+    if not then:
+        return re.compile("(?!)")
+    return re.compile(f"{re.escape(first)}(?:{_NOT_CLAUSE_END}){{0,{phrase.gap}}}(?:{then})")
 
 
 def ranked_problems(title: str, content: str, vocabulary: Vocabulary) -> list[Problem]:
@@ -283,9 +327,18 @@ def _asks_policy(found: set[tuple[int, int]], vocabulary: Vocabulary) -> bool:
 def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None = None) -> Reading:
     """The object and problem of a row, and so its mark; or why it has none."""
     vocabulary = vocabulary or problems()
-    title, content = clean(str(row.get("title") or "")), clean(str(row.get("content") or ""))
-    in_title, in_content = said_in(title, content, vocabulary)
+    title, content = _unspaced(row.get("title")), _unspaced(row.get("content"))
+    # The literals are looked for before cleaning, in one scan: cleaning only writes ASCII
+    # digits, letters and #, so it adds no literal of a vocabulary without them, and those
+    # present after it are those of before still in the text. Many rows of a table of other
+    # complaints name no problem: they are done without cleaning.
+    literals = _present(f"{title}。{content}" if title else content, vocabulary) if vocabulary.unfolded else None
+    if literals is not None and not literals:
+        return Reading(None, reason="no problem named")
+    title, content = clean(title), clean(content)
     text = f"{title}。{content}"
+    in_title, in_content = said_in(title, content, vocabulary,
+                                   None if literals is None else {lit for lit in literals if lit in text})
     ranked = _ranked(in_title, in_content, vocabulary, text)
     if not ranked:
         return Reading(None, reason="no problem named")
@@ -327,9 +380,14 @@ def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None 
 class Address(str):
     """A row's address field as written, cleaned when first needed (most rows never need it)."""
 
-    @cached_property
+    @property
     def cleaned(self) -> str:
-        return clean(self)
+        """The address cleaned, once per distinct address (a writer's comes again with each of
+        their rows; a plain property: a cached_property takes a lock)."""
+        return _cleaned(self)
+
+
+_cleaned = lru_cache(maxsize=4096)(clean)
 
 
 def _home_said(text: str, address: Address) -> Found | None:
