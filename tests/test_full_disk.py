@@ -142,6 +142,21 @@ def test_once_space_is_freed_the_next_batch_goes_live(run, project, disk):
     assert agree(run, sample, "--config", project)
 
 
+def test_a_command_whose_own_files_meet_the_full_disk_stops_the_store_that_may_have_met_it_too(run, project, disk):
+    """The batch's sketch log may meet the full disk before the store does, while WiredTiger,
+    writing beside it, met it too and answers "internal server error" from then on: the
+    server is stopped either way, and the next command starts it afresh."""
+    import errno
+
+    ready(run, "--config", project)
+    folder = disk / "data" / "mongo"
+    with pytest.raises(OSError), open_store(load_config(project, env={})):
+        assert shared.running(folder) is not None
+        fill(disk, 0)
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert shared.running(folder) is None
+
+
 # -- the embedded store on a full disk
 
 

@@ -53,6 +53,7 @@ read, else the write is made again, logged.
 
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import os
@@ -342,9 +343,15 @@ def _full_disk_said(folder: Path) -> Iterator[None]:
     disk nearly full said as the full disk it is: WiredTiger's own word for it, "No space
     left on device", goes to the server's log, not to its clients. The server is stopped:
     WiredTiger refusing a write for a full disk may have panicked without a word, to end only
-    at a later command (the next batch's); started afresh, it recovers from its journal."""
+    at a later command (the next batch's); started afresh, it recovers from its journal. So it
+    is stopped too when the command's own files met the full disk first (a batch's sketch
+    log): the server, writing beside them, may have met it as well."""
     try:
         yield
+    except OSError as e:  # the command's own files on that disk: the server may have met it too
+        if e.errno == errno.ENOSPC and shared.low_disk(folder) is not None:
+            shared.stop(folder)
+        raise
     except StoreError as e:
         free = shared.low_disk(folder)
         if free is None or not isinstance(e.__context__, (PyMongoError, EmbeddedMongoError, OSError)):
