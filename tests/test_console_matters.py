@@ -352,3 +352,11 @@ def test_a_matter_decision_the_rows_do_not_allow_is_refused_in_words(app, projec
     sent = client.post(f"/matters/{matter.matter}/decide", data={"verdict": "back", "row": str(matter.rows[-1]),
                                                                 "csrf_token": csrf_of(page)})
     assert sent.status_code == 400 and "nothing to put back" in sent.text
+
+
+def test_a_matter_decision_form_without_its_verdict_is_refused_and_changes_nothing(app, project):
+    matter = the_matters(project)[0]
+    client = signed_in(app)
+    page = client.get(f"/matters/{matter.matter}")
+    sent = client.post(f"/matters/{matter.matter}/decide", data={"row": str(matter.rows[-1]), "csrf_token": csrf_of(page)})
+    assert sent.status_code == 400 and "malformed" in sent.text and the_matters(project)[0] == matter

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Flask, current_app, g, redirect, render_template, request, session, url_for
 
 from ..core.decision import id_order
-from ..errors import DedupError
+from ..errors import DedupError, InputError
 from ..report.render import _text, _when, object_text, problem_text
 from . import privacy
 from .paging import paged
@@ -144,14 +144,11 @@ VERDICTS = ("apart", "back", "together", "separate")
 def decide(written: str) -> Any:
     """Record a reviewer's decision on this matter (review.matter_decide), then back to the
     page of the matter the row is in now (this one's, when in none)."""
-    from .app import Refusal
-
     form = request.form
     verdict, row, other = form.get("verdict"), (form.get("row") or "").strip(), (form.get("other") or "").strip()
-    if verdict not in VERDICTS:
-        raise Refusal(400, "bad_field", field="verdict")
-    if not row or len(row) > 64 or len(other) > 64 or (verdict in ("together", "separate") and not other):
-        raise Refusal(400, "bad_field", field="other" if row else "row")
+    if verdict not in VERDICTS or not row or len(row) > 64 or len(other) > 64 or (
+            verdict in ("together", "separate") and not other):
+        raise InputError("the form's decision, row or other matter is missing or malformed: go back and send it again")
     g.again = url_for("matter", written=written[:64])
     now = _desk().matter_decide(verdict, row, other or None, by=session["reviewer"])
     return redirect(url_for("matter", written=str(now if now is not None else written[:64])), 303)
