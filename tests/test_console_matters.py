@@ -360,3 +360,16 @@ def test_a_matter_decision_form_without_its_verdict_is_refused_and_changes_nothi
     page = client.get(f"/matters/{matter.matter}")
     sent = client.post(f"/matters/{matter.matter}/decide", data={"row": str(matter.rows[-1]), "csrf_token": csrf_of(page)})
     assert sent.status_code == 400 and "malformed" in sent.text and the_matters(project)[0] == matter
+
+
+def test_matters_separated_again_leave_no_undo_on_their_page(app, project):
+    first, second = the_matters(project)[:2]
+    client = signed_in(app)
+    low, high = sorted((first.matter, second.matter))
+    for verdict, row, other in (("together", low, high), ("separate", high, low)):
+        page = client.get(f"/matters/{low}")
+        sent = client.post(f"/matters/{low}/decide", data={"verdict": verdict, "row": str(row), "other": str(other),
+                                                          "csrf_token": csrf_of(page)})
+        assert sent.status_code == 303
+    page = client.get(f"/matters/{low}").text
+    assert "取消与" in page and 'value="separate"' not in page and 'value="back"' not in page

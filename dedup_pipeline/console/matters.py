@@ -159,12 +159,13 @@ def _decisions(desk: Any, matter: Any, words: dict[str, str]) -> list[dict[str, 
     apart or together with the form that undoes it."""
     made = getattr(desk, "matter_decisions", None)
     listed = made(matter) if made is not None else []
-    standing = {}
-    for d in listed:  # the last on a row, or a pair, holds
-        standing[(d.row, d.other) if d.other is not None else d.row] = d
+
+    def about(d: Any) -> Any:  # a row, or a pair whichever way it was written
+        return d.row if d.other is None else tuple(sorted((d.row, d.other), key=str))
+    standing = {about(d): d for d in listed}  # the last on a row, or a pair, holds
     undo = {"apart": "back", "together": "separate"}
     return [{"said": words["said_" + d.verdict].format(at=_when(d.at), who=d.reviewer, row=d.row, other=d.other),
-             "undo": undo.get(d.verdict) if standing.get((d.row, d.other) if d.other is not None else d.row) is d
+             "undo": undo.get(d.verdict) if standing[about(d)] is d
              else None, "row": str(d.row), "other": "" if d.other is None else str(d.other)} for d in listed]
 
 
