@@ -122,6 +122,7 @@ def matter_decide(using: Using, verdict: str, row: Any, other: Any = None, *, by
             if tables is None:
                 raise UsageError("matters are not kept here: set [matters] find = true, run `dedup-pipeline "
                                  "migrate`, then `dedup-pipeline batch`")
+            stored.serialised(conn, tables)  # what is read here stands until the decision is written
             held = stored.of_rows(conn, tables, config.source.table, [r for r in (first, second) if r is not None])
             decided = stored.decided(conn, tables, config.source.table, [first])
             looking = _matter_decision_refused(verdict, first, second, held, decided)
