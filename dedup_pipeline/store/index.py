@@ -101,6 +101,7 @@ TIMEOUT_MS = 2000  # an unreachable MongoDB fails this fast
 HEARTBEAT_MS = 30_000
 FOLLOW_S = 1.0  # a store re-reads which generation is live at most this often
 DUPLICATE_KEY = 11000
+INTERNAL_ERROR = 1  # what SecantusDB answers for WiredTiger's failures ("internal server error")
 UNKNOWN = 0  # the fingerprint logged for a row removed whose fingerprints are not known
 _MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
@@ -345,22 +346,31 @@ def _full_disk_said(folder: Path) -> Iterator[None]:
     WiredTiger refusing a write for a full disk may have panicked without a word, to end only
     at a later command (the next batch's); started afresh, it recovers from its journal. So it
     is stopped too when the command's own files met the full disk first (a batch's sketch
-    log): the server, writing beside them, may have met it as well."""
+    log): the server, writing beside them, may have met it as well; and when it answered that
+    its files are not sound (`_unsound`) on a disk no longer low (the command's files gone)."""
     try:
         yield
     except OSError as e:  # the command's own files on that disk: the server may have met it too
-        if e.errno == errno.ENOSPC and shared.low_disk(folder) is not None:
+        if e.errno == errno.ENOSPC:
             shared.stop(folder)
         raise
     except StoreError as e:
-        free = shared.low_disk(folder)
+        free = shared.low_disk(folder)  # (what the command wrote may be gone by now)
         if free is None or not isinstance(e.__context__, (PyMongoError, EmbeddedMongoError, OSError)):
+            if _unsound(e.__context__):
+                shared.stop(folder)
             raise
         shared.stop(folder)
         raise StoreError(f"the disk of the embedded store's data folder {folder} is full ({free / 1e6:,.1f} MB "
                          f"free), and the store's server failed for it (its log: {folder / shared.LOG}); free "
                          f"space there, or set [store] data_dir on a larger disk, then run the command "
                          f"again") from None
+
+
+def _unsound(error: BaseException | None) -> bool:
+    """Whether the embedded server answered in a way that says its files are not sound: an
+    "internal server error" (WiredTiger after a panic), or a full disk."""
+    return isinstance(error, PyMongoError) and (getattr(error, "code", None) == INTERNAL_ERROR or mongo._disk_full(error))
 
 
 def _revive(server: shared.ServerHandle) -> bool:
