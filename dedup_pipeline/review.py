@@ -138,7 +138,6 @@ def _matter_decision_refused(verdict: str, row: Any, other: Any, held: dict, dec
     if verdict not in (stored.APART, stored.BACK, stored.TOGETHER, stored.SEPARATE):
         raise InputError(f"unknown decision {verdict!r}: apart, back, together or separate")
     matter = held[row].summary[1] if row in held else None
-    pair = tuple(sorted((row, other), key=str)) if other is not None else None
     if verdict in (stored.TOGETHER, stored.SEPARATE) and other is None:
         raise InputError(f"{verdict} is about two matters: name a row of each")
     if verdict == stored.APART and matter is None:
@@ -149,7 +148,7 @@ def _matter_decision_refused(verdict: str, row: Any, other: Any, held: dict, dec
         there = held[other].summary[1] if other in held else None
         if matter is None or there is None or matter == there:
             raise InputError(f"rows {row} and {other} are not in two matters: nothing to put together")
-    if verdict == stored.SEPARATE and pair not in decided.together:
+    if verdict == stored.SEPARATE and stored.about(row, other) not in decided.together:
         raise InputError(f"the matters of rows {row} and {other} were not put together by a reviewer")
     return matter if matter is not None else row
 

@@ -19,6 +19,7 @@ from flask import Flask, current_app, g, redirect, render_template, request, ses
 from ..core.decision import id_order
 from ..errors import DedupError, InputError
 from ..report.render import _text, _when, object_text, problem_text
+from ..sql.matters import about
 from . import privacy
 from .paging import paged
 
@@ -159,13 +160,10 @@ def _decisions(desk: Any, matter: Any, words: dict[str, str]) -> list[dict[str, 
     apart or together with the form that undoes it."""
     made = getattr(desk, "matter_decisions", None)
     listed = made(matter) if made is not None else []
-
-    def about(d: Any) -> Any:  # a row, or a pair whichever way it was written
-        return d.row if d.other is None else tuple(sorted((d.row, d.other), key=str))
-    standing = {about(d): d for d in listed}  # the last on a row, or a pair, holds
+    standing = {about(d.row, d.other): d for d in listed}  # the last on a row, or a pair, holds
     undo = {"apart": "back", "together": "separate"}
     return [{"said": words["said_" + d.verdict].format(at=_when(d.at), who=d.reviewer, row=d.row, other=d.other),
-             "undo": undo.get(d.verdict) if standing[about(d)] is d
+             "undo": undo.get(d.verdict) if standing[about(d.row, d.other)] is d
              else None, "row": str(d.row), "other": "" if d.other is None else str(d.other)} for d in listed]
 
 

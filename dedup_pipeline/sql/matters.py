@@ -147,9 +147,14 @@ def history(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> list[Event]:
 def record(conn: sa.Connection, tables: Tables, source_table: str, events: Sequence[Event]) -> None:
     """Keep these events, dated now (UTC)."""
     if events:
-        at = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+        at = _utc_now()
         conn.execute(tables.event.insert(), [{SOURCE_TABLE: source_table, "matter_id": e.matter, "kind": e.kind,
                                                "other_id": e.other, "rows": e.rows, "at": at} for e in events])
+
+
+def _utc_now() -> dt.datetime:
+    """Now, in UTC to the second, as the matters' tables keep their times."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
 def events(source: SqlSource, written: str) -> list[tuple[dt.datetime, Event]]:
@@ -242,13 +247,15 @@ def decided(conn: sa.Connection, tables: Tables, source_table: str, rows: Iterab
             d.c.row_id.in_(wanted[start:start + IN_IDS]), d.c.other_id.in_(wanted[start:start + IN_IDS]))))]
     last: dict[Any, str] = {}
     for r in sorted({r.id: r for r in read}.values(), key=lambda r: r.id):
-        last[r.row_id if r.other_id is None else _pair(r.row_id, r.other_id)] = r.verdict
+        last[about(r.row_id, r.other_id)] = r.verdict
     return Decided(frozenset(row for row, verdict in last.items() if verdict == APART),
                    frozenset(pair for pair, verdict in last.items() if verdict == TOGETHER))
 
 
-def _pair(a: Any, b: Any) -> tuple:
-    return tuple(sorted((a, b), key=str))
+def about(row: Any, other: Any = None) -> Any:
+    """What a decision is about, as `decided` keys it: its row, or its pair of rows in one
+    order whichever way it was written."""
+    return row if other is None else tuple(sorted((row, other), key=str))
 
 
 def decide(conn: sa.Connection, tables: Tables, source_table: str, verdict: str, row: Any, other: Any,
@@ -256,7 +263,7 @@ def decide(conn: sa.Connection, tables: Tables, source_table: str, verdict: str,
     """Keep a reviewer's decision (`verdict` of row, or of the pair row, other), made looking at `matter`."""
     conn.execute(tables.decision.insert().values(**{SOURCE_TABLE: source_table}, row_id=row, other_id=other,
                                                  matter_id=matter, verdict=verdict, reviewer=reviewer,
-                                                 decided_at=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
+                                                 decided_at=_utc_now()))
 
 
 class Decision(NamedTuple):

@@ -370,7 +370,7 @@ def _full_disk_said(folder: Path) -> Iterator[None]:
 def _unsound(error: BaseException | None) -> bool:
     """Whether the embedded server answered in a way that says its files are not sound: an
     "internal server error" (WiredTiger after a panic), or a full disk."""
-    return isinstance(error, PyMongoError) and (getattr(error, "code", None) == INTERNAL_ERROR or mongo._disk_full(error))
+    return isinstance(error, PyMongoError) and (getattr(error, "code", None) == INTERNAL_ERROR or mongo.disk_full(error))
 
 
 def _revive(server: shared.ServerHandle) -> bool:

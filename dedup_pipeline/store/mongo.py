@@ -27,13 +27,13 @@ def errors(where: str, advice: str = AGAIN) -> Iterator[None]:
     try:
         yield
     except PyMongoError as e:
-        if _disk_full(e):
+        if disk_full(e):
             raise StoreError(f"MongoDB at {where}: its disk is full ({reason(e)}); free space on the disk of its "
                              f"data folder, then run the command again") from None
         raise StoreError(f"MongoDB at {where}: {reason(e)}; {advice}") from None
 
 
-def _disk_full(error: PyMongoError) -> bool:
+def disk_full(error: PyMongoError) -> bool:
     """Whether the server refused for a full disk: MongoDB's OutOfDiskSpace, or ENOSPC in its message."""
     return getattr(error, "code", None) == OUT_OF_DISK_SPACE or NO_SPACE.lower() in str(error).lower()
 
