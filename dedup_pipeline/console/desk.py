@@ -227,11 +227,7 @@ class Desk:
         try:
             return review.matter_decide(self.pipe, verdict, row, other, by=by)
         finally:
-            self._forget_matters()
-
-    def _forget_matters(self) -> None:
-        with self._lock:
-            self._matters = None
+            self._forget("_matters")
 
     def matters_held(self) -> bool:
         """Whether dedup_matter holds rows of the table: the matters stage has run on it
@@ -311,25 +307,26 @@ class Desk:
         try:
             return review.decide(self.pipe, a, b, same=same, by=by, note=note, seen=seen)
         finally:
-            self._forget_queue()
+            self._forget("_queue")
 
     def decide_group(self, rows: list, *, same: bool, by: str, note: str | None = None, row: Any = None,
                      seen: int | None = None) -> list:
         try:
             return review.decide_group(self.pipe, rows, same=same, by=by, note=note, row=row, seen=seen)
         finally:
-            self._forget_queue()
+            self._forget("_queue")
 
     def undo(self, by: str, act: str) -> list:
         """Undo `by`'s most recent act, when it is `act` (sql.decisions.undo)."""
         try:
             return review.undo(self.pipe, by, act)
         finally:
-            self._forget_queue()
+            self._forget("_queue")
 
-    def _forget_queue(self) -> None:
+    def _forget(self, kept: str) -> None:
+        """Forget a value `_recent` keeps (`kept`): the next page computes it afresh."""
         with self._lock:
-            self._queue = None
+            setattr(self, kept, None)
 
 
 def item_key(kind: str, rows: Sequence[Any]) -> str:
