@@ -128,7 +128,7 @@ def matter_decide(using: Using, verdict: str, row: Any, other: Any = None, *, by
             looking = _matter_decision_refused(verdict, first, second, held, decided)
             matters.decide(conn, tables, config, verdict, first, second, looking, by)
             now = stored.of_rows(conn, tables, config.source.table, [first]).get(first)
-    return now.summary[1] if now else None
+    return now.matter if now else None
 
 
 def _matter_decision_refused(verdict: str, row: Any, other: Any, held: dict, decided: Any) -> Any:
@@ -137,7 +137,7 @@ def _matter_decision_refused(verdict: str, row: Any, other: Any, held: dict, dec
 
     if verdict not in (stored.APART, stored.BACK, stored.TOGETHER, stored.SEPARATE):
         raise InputError(f"unknown decision {verdict!r}: apart, back, together or separate")
-    matter = held[row].summary[1] if row in held else None
+    matter = held[row].matter if row in held else None
     if verdict in (stored.TOGETHER, stored.SEPARATE) and other is None:
         raise InputError(f"{verdict} is about two matters: name a row of each")
     if verdict == stored.APART and matter is None:
@@ -145,7 +145,7 @@ def _matter_decision_refused(verdict: str, row: Any, other: Any, held: dict, dec
     if verdict == stored.BACK and row not in decided.apart:
         raise InputError(f"row {row} was not taken out of a matter: nothing to put back")
     if verdict == stored.TOGETHER:
-        there = held[other].summary[1] if other in held else None
+        there = held[other].matter if other in held else None
         if matter is None or there is None or matter == there:
             raise InputError(f"rows {row} and {other} are not in two matters: nothing to put together")
     if verdict == stored.SEPARATE and stored.about(row, other) not in decided.together:

@@ -147,6 +147,49 @@ def test_a_night_after_changes_leaves_the_matters_a_full_batch_finds(table, sqli
     assert after == expected(config, rows) and gone not in after and moved not in after
 
 
+def dumped(path):
+    """Every row of dedup_matter and dedup_matter_key, as a clean batch and a night must agree on them."""
+    with sqlite3.connect(path) as db:
+        return (sorted(db.execute("SELECT * FROM dedup_matter").fetchall(), key=repr),
+                sorted(db.execute("SELECT * FROM dedup_matter_key").fetchall(), key=repr))
+
+
+def test_a_night_leaves_every_column_of_the_matters_tables_as_a_clean_batch_writes_them(table, sqlite_table, tmp_path):
+    path, config = sqlite_table
+    rows = [dict(r) for r in table.rows]
+    with Pipeline(config) as pipe:
+        commands.batch(pipe)
+        biggest = stored.matters(pipe.source)[0]
+        rows = [r for r in rows if r["id"] != biggest.rows[0]]  # its first row gone: the matter renamed
+        joiner = dict(next(r for r in rows if r["id"] == biggest.rows[1]), id=10_000, phone="13900000000")
+        write_sqlite([*rows, joiner], path)  # and one more person joins it: every summary of it changes
+        assert commands.batch(pipe).result.rerun
+    night = dumped(path)
+    clean = write_sqlite([*rows, joiner], tmp_path / "clean.sqlite")
+    clean_config = configured(f"sqlite:///{clean}", tmp_path / "clean-data")
+    commands.migrate(clean_config)
+    with Pipeline(clean_config) as pipe:
+        commands.batch(pipe)
+    assert night == dumped(clean)
+
+
+def test_a_batch_files_again_a_row_whose_keys_other_rules_gave(table, sqlite_table):
+    """A mark the rules now file under other keys (a new version) is filed again by a batch
+    that works every row out (settle_all), though the mark itself did not change."""
+    path, config = sqlite_table
+    with Pipeline(config) as pipe:
+        commands.batch(pipe)
+        row = stored.matters(pipe.source)[0].rows[0]
+        with sqlite3.connect(path) as db:
+            right = db.execute("SELECT link_key FROM dedup_matter_key WHERE row_id = ?", (row,)).fetchall()
+            db.execute("UPDATE dedup_matter_key SET link_key = 'filed by older rules' WHERE row_id = ?", (row,))
+        columns = matters.columns_of(config)
+        marks = {r["id"]: m for r in table.rows if (m := matters.mark(r, columns, "id")) is not None}
+        matters.settle_all(config, pipe.source, marks)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT link_key FROM dedup_matter_key WHERE row_id = ?", (row,)).fetchall() == right
+
+
 def test_the_first_batch_after_migrate_finds_every_matter_even_on_a_night(table, tmp_path):
     path = write_sqlite(table.rows, tmp_path / "petition.sqlite")
     config = configured(f"sqlite:///{path}", tmp_path / "data")

@@ -229,30 +229,35 @@ def follow_marks(conn: Any, tables: stored.Tables, config: Config, marks: Mappin
     """dedup_matter with these rows' marks (None: the row has none now) and without the rows
     `absent`, one writer at a time (sql.matters.serialised): the parts they were and are in
     worked out again, whole. Returns how many rows of dedup_matter were written or removed."""
-    table = config.source.table
+    table, window = config.source.table, config.matters.window_days
     stored.serialised(conn, tables)
     touched = set(marks) | set(absent)
     new = {row: m for row, m in marks.items() if m is not None}
     before = stored.of_rows(conn, tables, table, touched)
-    keys = {k for held in before.values() for k in held.keys} | {
-        stored.key_hash(k) for m in new.values() for k in core.link_keys(m)}
-    around, decided = _around(conn, tables, table, keys, before, touched)
+    around, decided = _around(conn, tables, table, window, new, before, touched)
     held_marks = {row: core.mark_from_json(held.mark) for row, held in around.items() if row not in touched}
-    entries = entries_of({**held_marks, **new}, config.matters.window_days, decided)
-    changed = [e for e in entries if e.row_id not in around or around[e.row_id].summary != stored.summary(e)]
+    entries = entries_of({**held_marks, **new}, window, decided)
     unmarked = set(around) - {e.row_id for e in entries}
-    stored.replace(conn, tables, table, changed, [*unmarked, *(e.row_id for e in changed if e.row_id in around)])
-    stored.record(conn, tables, table, stored.history({row: held.summary[1] for row, held in around.items()},
+    written = stored.keep(conn, tables, table, entries, {row: held.summary for row, held in around.items()}, unmarked)
+    stored.record(conn, tables, table, stored.history({row: held.matter for row, held in around.items()},
                                                       {e.row_id: e.matter for e in entries}))
-    return len(changed) + len(unmarked)
+    return written + len(unmarked)
 
 
-def _around(conn: Any, tables: stored.Tables, table: str, keys: set[str], before: Mapping[Any, stored.Held],
-            touched: set) -> tuple[dict[Any, stored.Held], stored.Decided]:
-    """Every row whose matter may change with the rows touched (filed under these keys, and
-    so on), with the matters reviewers put together with theirs, and what reviewers decided of
-    them all."""
-    around = {**_closure(conn, tables, table, keys), **before}
+def _around(conn: Any, tables: stored.Tables, table: str, window: int, new: Mapping[Any, core.Mark],
+            before: Mapping[Any, stored.Held], touched: set) -> tuple[dict[Any, stored.Held], stored.Decided]:
+    """Every row whose matter may change with the rows touched: the parts they were in
+    (`before`) and the parts their new marks (`new`) link with, whole, with the matters
+    reviewers put together with any of them; and what reviewers decided of them all.
+
+    A part untouched before keeps its links, so the new parts are the touched rows and the
+    old parts they link with. A row in a matter brings the matter's rows at once; a row in
+    none (its part one person's) brings the rows it links with, followed in turn."""
+    around = dict(before)
+    parts = _Parts(conn, tables, table, window, around)
+    parts.reach(before.values(), [(row, core.mark_from_json(h.mark)) for row, h in before.items()
+                                  if h.matter is None])
+    parts.follow(list(new.items()), touched)
     while True:
         decided = stored.decided(conn, tables, table, set(around) | touched)
         partners = {row for pair in decided.together for row in pair} - set(around) - touched
@@ -260,7 +265,54 @@ def _around(conn: Any, tables: stored.Tables, table: str, keys: set[str], before
         if not held:  # none, or none marked: nothing more to read
             return around, decided
         around.update(held)
-        around.update(_closure(conn, tables, table, {k for h in held.values() for k in h.keys}))
+        parts.reach(held.values(), [(row, core.mark_from_json(h.mark)) for row, h in held.items()
+                                    if h.matter is None])
+
+
+class _Parts:
+    """Reads the parts of rows reached into `around`: a matter's rows by its id, a row in
+    none by the rows it links with (those filed under its keys), until nothing new is reached."""
+
+    def __init__(self, conn: Any, tables: stored.Tables, table: str, window: int, around: dict) -> None:
+        self.conn, self.tables, self.table, self.window, self.around = conn, tables, table, window, around
+        self.filed: dict[str, set] = {}  # key -> the rows filed under it, for the keys read
+        self.read: dict[Any, stored.Held] = {}  # what was read of the rows filed under them
+        self.marks: dict[Any, core.Mark] = {}
+
+    def reach(self, held: Iterable[stored.Held], loose: list[tuple[Any, core.Mark]]) -> None:
+        """The matters of these rows read whole, and the parts of the rows in none (`loose`) followed."""
+        matters = {h.matter for h in held if h.matter is not None}
+        if matters:
+            self.around.update(stored.of_matters(self.conn, self.tables, self.table, matters))
+        if loose:
+            self.follow(loose, set())
+
+    def follow(self, marked: list[tuple[Any, core.Mark]], skip: set) -> None:
+        """The rows these marks link with (not in `skip`), and their parts, until no row is new."""
+        while marked:
+            filed = [(m, [stored.key_hash(k) for k in core.link_keys(m)]) for _, m in marked]
+            self._read_keys({key for _, keys in filed for key in keys})
+            joined = {row: self.read[row] for m, keys in filed for key in keys for row in self.filed[key]
+                      if row not in self.around and row not in skip and core.linked(m, self._mark(row), self.window)}
+            self.around.update(joined)
+            matters = {h.matter for h in joined.values() if h.matter is not None}
+            if matters:
+                self.around.update(stored.of_matters(self.conn, self.tables, self.table, matters))
+            marked = [(row, self._mark(row)) for row, h in joined.items() if h.matter is None]
+
+    def _read_keys(self, keys: set[str]) -> None:
+        """The rows filed under those of these keys not read yet, and what is held of them."""
+        fresh = keys - set(self.filed)
+        if fresh:
+            filed = stored.filed_under(self.conn, self.tables, self.table, fresh)
+            self.filed.update(filed)
+            unread = set().union(*filed.values()) - set(self.read) - set(self.around)
+            self.read.update(stored.of_rows(self.conn, self.tables, self.table, unread))
+
+    def _mark(self, row: Any) -> core.Mark:
+        if row not in self.marks:
+            self.marks[row] = core.mark_from_json(self.read[row].mark)
+        return self.marks[row]
 
 
 def decide(conn: Any, tables: stored.Tables, config: Config, verdict: str, row: Any, other: Any, matter: Any,
@@ -274,16 +326,3 @@ def decide(conn: Any, tables: stored.Tables, config: Config, verdict: str, row: 
     held = stored.of_rows(conn, tables, table, [r for r in (row, other) if r is not None])
     stored.decide(conn, tables, table, verdict, row, other, matter, reviewer)
     return follow_marks(conn, tables, config, {r: core.mark_from_json(h.mark) for r, h in held.items()}, [])
-
-
-def _closure(conn: Any, tables: stored.Tables, table: str, keys: set[str]) -> dict[Any, stored.Held]:
-    """Every row filed under these keys, under those rows' keys, and so on: the parts they may join."""
-    found: dict[Any, stored.Held] = {}
-    seen: set[str] = set()
-    while keys - seen:
-        fresh = keys - seen
-        seen |= fresh
-        read = stored.of_keys(conn, tables, table, fresh)
-        found.update(read)
-        keys = seen | {k for held in read.values() for k in held.keys}
-    return found
