@@ -4,7 +4,7 @@ rate, and catch-up on a backlog.
     python benchmarks/watch.py [--rate 100] [--seconds 30] [--base 20000] [--backlog 50000]
                                [--resubmit 0] [--batch-size 200] [--poll 0.05]
                                [--scheme shingles|simhash] [--set KEY=VALUE]
-                               [--from triggers|binlog] [--big-update 0]
+                               [--from triggers|binlog] [--big-update 0] [--matters]
 
 A MariaDB (Debian's mariadbd, started as the tests start it) holds a `petition` table of
 `--base` rows (real Chinese text: two random People's Daily lines each, about 190
@@ -33,6 +33,12 @@ which also stores the binlog path's position): `watch` through the triggers, the
 INSERT to the row's first dedup_match entry (the binlog path has no outbox to mark done;
 the poller reads dedup_match every 5 ms), then each catching up on the same backlog, timed
 until its rows are done (outbox drained; binlog position past the backlog's last commit).
+`--matters`: the rows are those of a labelled hotline table (testing/hotline.py: many
+people about one matter, re-submissions, every hard negative) in their order, and the
+matters stage is on (`[matters] find`; `migrate` before `add --all`, which files the base's
+matters), so each row's matter is worked out in the worker's transaction that marks its entry
+done.
+
 `--big-update N`: then one UPDATE of the first N rows of each table (one transaction; a
 column no field reads), timed until both workers have processed it. Last line:
 trigger_p50_ms=<n> trigger_p99_ms=<n> binlog_p50_ms=<n> binlog_p99_ms=<n> rate=<n>
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime as dt
 import os
 import random
 import json
@@ -64,13 +71,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from benchmarks.counting import counted  # noqa: E402
+from testing import hotline  # noqa: E402
 from testing.corpus import news_sentences  # noqa: E402
 from testing.mariadb import MariaDB  # noqa: E402
 from testing.mongo_process import MongoProcess  # noqa: E402
 
-COLUMNS = ["title", "name", "phone", "address", "category", "content"]
+COLUMNS = ["title", "name", "phone", "address", "category", "content", "created_at"]
 SCHEME = '[scheme]\nsubmitter = ["phone", "address"]\n'  # as config/example.toml advises for this table
 CLI = [sys.executable, "-m", "dedup_pipeline"]
+START = dt.datetime(2026, 1, 1, 8)
+TABLE = ("CREATE TABLE petition (id BIGINT PRIMARY KEY, title VARCHAR(200), name VARCHAR(50), phone VARCHAR(20), "
+         "address VARCHAR(200), category VARCHAR(50), content TEXT, created_at DATETIME)")
 
 def sample() -> list[dict]:
     with resources.files("dedup_pipeline").joinpath("data/sample_petitions.csv").open(encoding="utf-8") as f:
@@ -88,7 +99,8 @@ class Rows:
         row = {"id": row_id, "title": t["title"], "address": t["address"], "category": t["category"],
                "name": "".join(self.rng.choice("王李张刘陈杨黄赵周吴徐孙马朱胡林郭何高罗") for _ in range(3)),
                "phone": f"1{self.rng.randrange(3, 10)}{self.rng.randrange(10**9):09d}",
-               "content": self.rng.choice(self.lines) + self.rng.choice(self.lines)}  # distinct texts
+               "content": self.rng.choice(self.lines) + self.rng.choice(self.lines),  # distinct texts
+               "created_at": (START + dt.timedelta(minutes=row_id)).strftime("%Y-%m-%d %H:%M:%S")}
         self.made.append(row)
         return row
 
@@ -96,6 +108,19 @@ class Rows:
         """An earlier row again (its submitter too), a full stop added."""
         row = {**self.rng.choice(self.made), "id": row_id}
         row["content"] += "。"
+        return row
+
+
+class HotlineRows(Rows):
+    """With --matters: the rows of a labelled hotline table (testing/hotline.py) in their
+    order, many people writing about one matter, as new rows."""
+
+    def __init__(self, rng: random.Random, count: int):
+        self.rng, self.made, self.table = rng, [], iter(hotline.make(count, seed=11).rows)
+
+    def new(self, row_id: int) -> dict:
+        row = {**next(self.table), "id": row_id}
+        self.made.append(row)
         return row
 
 
@@ -224,24 +249,28 @@ def main() -> None:
                         help="binlog: the binlog path beside the trigger path, in one run (see above)")
     parser.add_argument("--big-update", type=int, default=0, metavar="N",
                         help="with --from binlog: then one UPDATE of N rows on each path, timed")
+    parser.add_argument("--matters", action="store_true",
+                        help="hotline rows (testing/hotline.py) and the matters stage on ([matters] find)")
     args = parser.parse_args()
+    if args.matters and args.changes == "binlog":
+        parser.error("--matters is measured on the triggers' path alone")
     rng = random.Random(11)
-    rows = Rows(rng)
+    rows = HotlineRows(rng, args.base + int(args.rate * args.seconds) + args.backlog) if args.matters else Rows(rng)
     if args.changes == "binlog":
         return both_paths(args, rng, rows)
     with tempfile.TemporaryDirectory() as folder, MariaDB(Path(folder) / "mariadb").start() as server, \
             MongoProcess(Path(folder) / "mongo").start() as mongo:
         server.execute("CREATE DATABASE bench CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
-        server.execute("CREATE TABLE petition (id BIGINT PRIMARY KEY, title VARCHAR(200), name VARCHAR(50), "
-                       "phone VARCHAR(20), address VARCHAR(200), category VARCHAR(50), content TEXT)", "bench")
+        server.execute(TABLE, "bench")
         config = configuration(Path(folder) / "bench.toml", server, "bench", mongo.uri, args)
         log = Path(folder) / "watch.log"
         options = ["--batch-size", args.batch_size, "--poll", args.poll]
         print(f"worker: dedup-pipeline watch {' '.join(options)}; scheme: {args.scheme or 'default'} {' '.join(args.set)}")
         start = time.perf_counter()
         insert_many(server, [rows.new(i) for i in range(1, args.base + 1)])
-        cli(config, "add", "--all")
-        cli(config, "migrate")
+        for step in ([("migrate",), ("add", "--all")] if args.matters  # dedup_matter first: `add` files the matters
+                     else [("add", "--all"), ("migrate",)]):
+            cli(config, *step)
         print(f"base: {args.base:,} rows in the table and the index ({time.perf_counter() - start:.1f} s)")
 
         to_done, to_match, achieved, missing = latency_phase(
@@ -287,8 +316,10 @@ def main() -> None:
 def configuration(path: Path, server: MariaDB, database: str, mongo_uri: str, args: argparse.Namespace,
                   changes: str = "triggers") -> Path:
     path.write_text(f'[source]\nurl = "{server.url(database)}"\ntable = "petition"\n[fields]\n'
-                    + "".join(f'{c} = "short"\n' for c in COLUMNS[:-1])
-                    + f'content = "long"\n[store]\nmongo_uri = "{mongo_uri}"\ndatabase = "{database}"\n'
+                    + "".join(f'{c} = "short"\n' for c in COLUMNS[:-2])
+                    + 'content = "long"\ncreated_at = "ignore"\n'
+                    + ('[matters]\nfind = true\n' if args.matters else "")
+                    + f'[store]\nmongo_uri = "{mongo_uri}"\ndatabase = "{database}"\n'
                     + f'[watch]\nchanges = "{changes}"\n'
                     + SCHEME + (f'name = "{args.scheme}"\n' if args.scheme else "")
                     + "".join(f"{setting}\n" for setting in args.set), encoding="utf-8")
@@ -409,9 +440,7 @@ def both_paths(args: argparse.Namespace, rng: random.Random, rows: Rows) -> None
         start = time.perf_counter()
         for path in paths:
             server.execute(f"CREATE DATABASE {path['database']} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
-            server.execute("CREATE TABLE petition (id BIGINT PRIMARY KEY, title VARCHAR(200), name VARCHAR(50), "
-                           "phone VARCHAR(20), address VARCHAR(200), category VARCHAR(50), content TEXT)",
-                           path["database"])
+            server.execute(TABLE, path["database"])
             path["config"] = configuration(Path(folder) / f"{path['name']}.toml", server, path["database"], mongo.uri,
                                            args, path["changes"])
             insert_many(server, base, path["database"])

@@ -35,6 +35,8 @@ SMALL = {
 IN_THE_SERVERS_TIER = {
     "spark.py": ["benchmarks/spark.py", "--rows", "500"],
     "watch.py": ["benchmarks/watch.py", "--rate", "20", "--seconds", "2", "--base", "100", "--backlog", "100"],
+    "watch.py --matters": ["benchmarks/watch.py", "--matters", "--rate", "20", "--seconds", "2", "--base", "100",
+                           "--backlog", "100"],
     "watch.py --from binlog": ["benchmarks/watch.py", "--from", "binlog", "--rate", "20", "--seconds", "2", "--base",
                                "100", "--backlog", "100", "--big-update", "50"],
 }
