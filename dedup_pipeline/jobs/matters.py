@@ -4,10 +4,10 @@ connected parts of the links between marks, and dedup_matter kept as they are (s
 
 The first batch marks every row in its sketching workers and writes what changed
 (`settle_all`; Spark's reads the table for them, `find`); a night, `watch`, `add` and the
-batch's replay mark the rows that changed and work out again only the parts they touch
-(`settle_changed`, `follow`): the rows under their keys, and under those rows' keys, until
-no key is new. A part's rows all lie within that closure, so one row at a time gives the
-batch's partition."""
+batch's replay mark the rows that changed and work out again only the parts they were and
+are in (`settle_changed`, `follow`): a part no changed row was in keeps its links, so the
+new parts are the changed rows with the old parts they link with, and one row at a time
+gives the batch's partition."""
 
 from __future__ import annotations
 
