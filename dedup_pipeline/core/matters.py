@@ -33,14 +33,11 @@ from importlib import resources
 from typing import NamedTuple
 
 from dedup_pipeline.core.objects import (
-    FINDERS,
-    TRIGGERS,
     Found,
     address_building,
     address_home,
     address_objects,
     building_after,
-    chinese_number,
     clean,
     compound_stem,
     district_of,
@@ -50,7 +47,6 @@ from dedup_pipeline.core.objects import (
     objects_in,
     street_number,
     trade_split,
-    trim,
     words_pattern,
 )
 
@@ -339,7 +335,7 @@ def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None 
     literals = _present(f"{title}。{content}" if title else content, vocabulary) if vocabulary.unfolded else None
     if literals is not None and not literals:
         return Reading(None, reason="no problem named")
-    title, content = plainly(clean(title)), plainly(clean(content))
+    title, content = clean(title, places=True), clean(content, places=True)
     text = f"{title}。{content}"
     in_title, in_content = said_in(title, content, vocabulary,
                                    None if literals is None else {lit for lit in literals if lit in text})
@@ -352,13 +348,9 @@ def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None 
     day, who = day_of(row.get("created_at")), person if person is not None else person_of(row)
     seen: dict[str, list[Found]] = {}
     for problem in ranked:
-        found = first_object(text, problem.order, sought(text, problem.order, seen))
+        found = first_object(text, problem.order, seen)
         if found:
             found = extended(text, found, vocabulary.ends)
-            if found.kind == "compound" and found.key.endswith("老旧") and len(found.key) > 4:
-                found = found._replace(key=found.key[:-2])             # 丰山新村老旧小区: an old 丰山新村
-            if found.kind == "company" and "site" in problem.kinds and _BUILDS.match(text, found.end):
-                found = next((f for f in objects_in(text, {"site"}, seen) if f.at >= found.end), found)
             if found.kind == "compound" and address and found.key not in address:
                 found = _home_said(text, address) or found          # the writer's compound, when named, first
             key, source = _object_key(found, problem, text, address)
@@ -383,136 +375,6 @@ def read(row: Mapping, person: str | None = None, vocabulary: Vocabulary | None 
     if elsewhere:                                # a place of a kind the vocabulary did not foresee for it
         return Reading(Mark(f"place:{elsewhere[0].key}", ranked[0].name, day, who), "text")
     return Reading(None, reason=f"no object named for {ranked[0].name}")
-
-
-# Ways of saying a place that the object finders read in one form only: 中间那段 is 之间的 (a
-# stretch between two roads), 朝阳民主路路口 is 朝阳民主路口 (two roads' junction said in one run).
-_PLAINLY = (("中间那段", "之间的"), ("中间的", "之间的"), ("中间段", "之间的"), ("路路口", "路口"), ("街路口", "街口"))
-_PLAINLY_FIRSTS = re.compile("中间|[路街]路口")
-# A bus line said in Chinese numerals (三十四路公交, 坐五路车): its number as digits, as `lines`
-# reads it; not 这一路车 (this one line), so a single numeral only after 公交, 坐 or 乘.
-_LINE_NUMERALS = re.compile("(?:[一二三四五六七八九]?[十百][零一二三四五六七八九十]{0,2}|(?:(?<=公交)|(?<=[坐乘]))[一二三四五六七八九])"
-                            "(?=路(?:公交|车(?!站)|线路|班车|末班|首班))")
-
-
-def plainly(text: str) -> str:
-    """A cleaned text with the places said one way (`_PLAINLY`, numbered bus lines): most texts
-    hold none, found in one scan."""
-    if _PLAINLY_FIRSTS.search(text):
-        for said_so, plain in _PLAINLY:
-            text = text.replace(said_so, plain)
-    if "路" in text and _LINE_NUMERALS.search(text):
-        text = _LINE_NUMERALS.sub(lambda m: str(chinese_number(m.group())), text)
-    return text
-
-
-# What a finder misreads as a name: a verb or a district before a shop's kind (恳请解决饭店油烟,
-# 河西区饭店), a verb or a time before 站 (恢复站点, 冬天站着等车).
-_NOT_A_SHOP = re.compile("^(?:解决|解绝|处理|处里|反映|反应|投诉|举报|关于|要求)|[区县](?:饭店|餐馆|餐厅|饭馆|超市|店)?$")
-_NOT_A_STOP = re.compile("^(?:恢复|取消|增加|增设|撤销|撤掉|设置|停靠|多个|几个|好几个|冬天|夏天|早上|晚上|每天)$")
-_STOOD = "着起立在了"                     # 站着, 站起来: a verb
-# Numbered primary schools, as writers shorten them (十八小, 第18小学, 市第二十二小学): one key.
-_NUMBERED_PRIMARY = re.compile(r"第?([一二三四五六七八九十百]{1,4}|\d{1,3})小(?:学)?(?![区组时姐孩朋伙卖吃店])")
-_BUILDS = re.compile("(?:公司)?(?:承建|承包|开发|施工|负责)的")     # 安阳置业承建的俊林国际项目: the site's matter
-_NUMERAL_SCHOOL = re.compile("第?([一二三四五六七八九十百]{1,4})小学(?=@|$)")
-_BEFORE_A_NUMBERED_SCHOOL = set("市区县的得在离是到去上读和与，。、：:,.!！？?（( ")
-_HALL = re.compile("(?<![公宾书物育览念术化技仪使茶])馆(?![长员])")
-_NOT_A_HALL_START = tuple("这那该本其我你他")
-_EATERY = ("饭店", "餐馆", "餐厅", "饭馆", "酒楼")
-
-
-def sought(text: str, order: tuple[str, ...], seen: dict[str, list[Found]]) -> dict[str, list[Found]]:
-    """`seen` with the shops, stops, schools and compounds of a problem's kinds found first, without
-    what their finders misread (`_NOT_A_SHOP`, `_NOT_A_STOP`), with numbered primary schools
-    said short (`primary_schools`) and areas being rebuilt (`renewal_areas`); `first_object`
-    then takes them as found."""
-    for kind in _REFINED.keys() & set(order) - seen.keys():
-        seen[kind] = _REFINED[kind](text, FINDERS[kind](text) if TRIGGERS[kind].search(text) else [])
-    return seen
-
-
-def _with(more: list[Found], found: list[Found]) -> list[Found]:
-    """Finds `more` added to a finder's, in place of those they overlap, in order of place."""
-    return sorted(more + [f for f in found if not any(n.at < f.end and f.at < n.end for n in more)],
-                  key=lambda f: (f.at, -f.end))
-
-
-_REFINED = {
-    "shop": lambda text, found: [f for f in _with(halls(text, found), found) if not _NOT_A_SHOP.search(shop_name(f.key))],
-    "stop": lambda text, found: [f for f in found
-                                 if not _NOT_A_STOP.match(f.key) and text[f.end:f.end + 1] not in _STOOD],
-    "school": lambda text, found: primary_schools(text, found),
-    "compound": lambda text, found: _with(renewal_areas(text), found),
-}
-
-
-# An area rebuilt as a whole (棚户区改造, 城中村改造): one works, whatever follows (项目, 片区, 的).
-_RENEWAL_AREA = re.compile("(?:片区)?(?:棚户区改造|棚户区|棚改|城中村改造|旧村改造)")
-
-
-def renewal_areas(text: str) -> list[Found]:
-    """Areas being rebuilt, by the name before the works (窑坡片区棚改 = 窑坡棚改项目 = 窑坡棚户区改造):
-    the homes whose people are paid and rehoused as one, a compound."""
-    if "改" not in text and "棚" not in text:
-        return []
-    out = []
-    for m in _RENEWAL_AREA.finditer(text):
-        name = trim(text[max(0, m.start() - 8):m.start()], digits=False)
-        if len(name) >= 2:
-            out.append(Found("compound", f"{name}改造", m.start() - len(name), m.end()))
-    return out
-
-
-def primary_schools(text: str, found: list[Found]) -> list[Found]:
-    """The schools found, a numbered primary school's number as digits (二十二小学 = 22小学), with
-    those said short that the finder does not read (十八小, 市第18小学): said after no name."""
-    keyed = [f._replace(key=_NUMERAL_SCHOOL.sub(lambda m: f"{chinese_number(m.group(1))}小学", f.key, 1))
-             for f in found]
-    if "小" not in text:
-        return keyed
-    short = [Found("school", f"{int(n) if n.isdigit() else chinese_number(n)}小学", m.start(), m.end())
-             for m in _NUMBERED_PRIMARY.finditer(text)
-             if (n := m.group(1)) and (m.start() == 0 or text[m.start() - 1] in _BEFORE_A_NUMBERED_SCHOOL)]
-    return _with([f for f in short if not any(g.at < f.end and f.at < g.end for g in found)], keyed)
-
-
-def halls(text: str, found: list[Found]) -> list[Found]:
-    """Shops named as a 馆 (老田家羊肉馆, 宏城母婴生活馆) the finder does not read, not a home (公馆)
-    nor a public place (图书馆, 体育馆)."""
-    if "馆" not in text:
-        return []
-    out = []
-    for m in _HALL.finditer(text):
-        name = trim(text[max(0, m.start() - 8):m.start()], digits=False, weak=False)    # 老田家羊肉馆
-        if len(name) >= 2 and not any(f.at <= m.start() < f.end for f in found) and not name.startswith(_NOT_A_HALL_START):
-            out.append(Found("shop", f"{name}馆", m.start() - len(name), m.end()))
-    return out
-
-
-def shop_name(name: str) -> str:
-    """A shop's name without a generic eatery word after its own kind (福园火锅饭店 = 福园火锅,
-    万城拉面馆餐馆 = 万城拉面馆): writers add one or not."""
-    for word in _EATERY:
-        if name.endswith(word) and len(name) - len(word) >= 3 and name[-len(word) - 1] in "锅烤馆串菜面炖鱼虾肉":
-            return name[:-len(word)]
-    return name
-
-
-_NOT_IN_DISTRICT = set("市省县的在是我们了和与到从于对个家里上及或并将为去来住就也又还很请说被把让给向找")
-
-
-def whole_district(district: str, text: str) -> str:
-    """A district as said, whole: `district_of` reads two characters before 区, so a longer
-    name (尖草坪区) loses its head, the character before when that stands after a city, a
-    word no name holds or the start (太原市尖草坪区, 在尖草坪区; not 反映河西区)."""
-    if len(district) != 3 or not district.endswith("区"):
-        return district
-    at = text.find(district)
-    head, before = text[at - 1:at] if at > 0 else "", text[at - 2:at - 1] if at > 1 else ""
-    if not head or not "\u4e00" <= head <= "\u9fff" or head in _NOT_IN_DISTRICT:
-        return district
-    return head + district if not before or not "\u4e00" <= before <= "\u9fff" or before in _NOT_IN_DISTRICT \
-        else district
 
 
 class Address(str):
@@ -547,7 +409,7 @@ def _home_key(problem: Problem, text: str, address: Address) -> str | None:
     if not home:
         return None
     building = building_after(text, 0, strict=True) or address_building(address.cleaned, home[0].key)
-    district = whole_district(district_of(address.cleaned, home[0], address.cleaned), address.cleaned)
+    district = district_of(address.cleaned, home[0], address.cleaned)
     name = f"{home[0].key}@{district}" if district else home[0].key
     if "building" in problem.kinds and building:
         return f"building:{name}#{building}"
@@ -557,12 +419,9 @@ def _home_key(problem: Problem, text: str, address: Address) -> str | None:
 def _object_key(found: Found, problem: Problem, text: str, address: Address) -> tuple[str, str]:
     """The canonical key of the object found, with the building for building-level problems
     (from the text near the compound's name, else from the address when it names the compound)."""
-    if found.kind == "shop":
-        return f"shop:{shop_name(found.key)}", "text"
     if found.kind != "compound":
         return f"{found.kind}:{found.key}", "text"
-    district = whole_district(district_of(text, found, address.cleaned if address else ""),
-                              f"{text}。{address.cleaned if address else ''}")
+    district = district_of(text, found, address.cleaned if address else "")
     name = f"{found.key}@{district}" if district else found.key
     if "building" not in problem.kinds:
         return f"compound:{name}", "text"

@@ -148,18 +148,40 @@ class Found(NamedTuple):
     end: int
 
 
-def clean(text: str) -> str:
+def clean(text: str, places: bool = False) -> str:
     """Full-width digits, letters and ＃ folded (what NFKC does to ３号楼; wide punctuation,
     which the patterns accept in both widths, is kept), spaces removed, Chinese numerals before
-    号/栋/幢/中... as digits. (A table on the wide runs only, not NFKC: a seventh of the cost.)"""
+    号/栋/幢/中... as digits; with `places` (a row's text, not its address field), the places
+    said one way (`_said_plainly`). (A table on the wide runs only, not NFKC: a seventh of the cost.)"""
     text = "".join((text or "").split())
     parts = _WIDE.split(text)
     if len(parts) > 1:                  # the wide runs are the odd parts: one split, no callback per run
         parts[1::2] = [run.translate(_FOLD) for run in parts[1::2]]
         text = "".join(parts)
-    if not _NUMERAL_BEFORE_UNIT.search(text):
-        return text
-    return _NUMERAL_RUN.sub(lambda m: str(chinese_number(m.group())), text)
+    if _NUMERAL_BEFORE_UNIT.search(text):
+        text = _NUMERAL_RUN.sub(lambda m: str(chinese_number(m.group())), text)
+    return _said_plainly(text) if places else text
+
+
+# Ways of saying a place that the finders read in one form only: 中间那段 is 之间的 (a stretch
+# between two roads), 朝阳民主路路口 is 朝阳民主路口 (two roads' junction said in one run).
+_PLAINLY = (("中间那段", "之间的"), ("中间的", "之间的"), ("中间段", "之间的"), ("路路口", "路口"), ("街路口", "街口"))
+_PLAINLY_FIRSTS = re.compile("中间|[路街]路口")
+# A bus line said in Chinese numerals (三十四路公交, 坐五路车): its number as digits, as `lines`
+# reads it; not 这一路车 (this one line), so a single numeral only after 公交, 坐 or 乘.
+_LINE_NUMERALS = re.compile("(?:[一二三四五六七八九]?[十百][零一二三四五六七八九十]{0,2}|(?:(?<=公交)|(?<=[坐乘]))[一二三四五六七八九])"
+                            "(?=路(?:公交|车(?!站)|线路|班车|末班|首班))")
+
+
+def _said_plainly(text: str) -> str:
+    """A cleaned text with the places said one way (`_PLAINLY`, numbered bus lines): most texts
+    hold none, found in one scan."""
+    if _PLAINLY_FIRSTS.search(text):
+        for said_so, plain in _PLAINLY:
+            text = text.replace(said_so, plain)
+    if "路" in text and _LINE_NUMERALS.search(text):
+        text = _LINE_NUMERALS.sub(lambda m: str(chinese_number(m.group())), text)
+    return text
 
 
 @lru_cache(maxsize=1 << 14)
@@ -246,7 +268,8 @@ def _named(text: str, suffixes: re.Pattern, longest: int = 8, digits: bool = Tru
 
 
 def compounds(text: str) -> list[Found]:
-    """Compounds by their name with its suffix (花园, 家园, 苑, 新村, …; a trailing 小区 dropped)."""
+    """Compounds by their name with its suffix (花园, 家园, 苑, 新村, …; a trailing 小区 dropped, and
+    a 老旧 before it: 丰山新村老旧小区 is an old 丰山新村), and areas rebuilt as a whole (`_renewal_areas`)."""
     out: list[Found] = []
     for start, end, name, suffix in _named(text, _COMPOUND, digits=False, keep=_may_name_compound, unsplit=True):
         name = _STREET.split(name)[-1]                       # 人民路御景小区: 御景小区
@@ -263,8 +286,33 @@ def compounds(text: str) -> list[Found]:
         if not _NOT_ROAD.search(full):
             out.append(Found("compound", full, start, end))
     named = [f for f in _longest(out) if not _NOT_A_HOME_AFTER.match(text, f.end)]
-    return _longest(named + [f for f in _before_buildings(text)
-                             if not any(_BETWEEN_NAME_AND_BUILDING.fullmatch(text, n.end, f.end) for n in named)])
+    found = _longest(named + [f for f in _before_buildings(text)
+                              if not any(_BETWEEN_NAME_AND_BUILDING.fullmatch(text, n.end, f.end) for n in named)])
+    return [f._replace(key=f.key[:-2]) if f.key.endswith("老旧") and len(f.key) > 4 else f
+            for f in _with(_renewal_areas(text), found)]
+
+
+# An area rebuilt as a whole (棚户区改造, 城中村改造): one works, whatever follows (项目, 片区, 的).
+_RENEWAL_AREA = re.compile("(?:片区)?(?:棚户区改造|棚户区|棚改|城中村改造|旧村改造)")
+
+
+def _renewal_areas(text: str) -> list[Found]:
+    """Areas being rebuilt, by the name before the works (窑坡片区棚改 = 窑坡棚改项目 = 窑坡棚户区改造):
+    the homes whose people are paid and rehoused as one, a compound."""
+    if "改" not in text and "棚" not in text:
+        return []
+    out = []
+    for m in _RENEWAL_AREA.finditer(text):
+        name = trim(text[max(0, m.start() - 8):m.start()], digits=False)
+        if len(name) >= 2:
+            out.append(Found("compound", f"{name}改造", m.start() - len(name), m.end()))
+    return out
+
+
+def _with(more: list[Found], found: list[Found]) -> list[Found]:
+    """Finds `more` added to a finder's, in place of those they overlap, in order of place."""
+    return sorted(more + [f for f in found if not any(n.at < f.end and f.at < n.end for n in more)],
+                  key=lambda f: (f.at, -f.end))
 
 
 _VILLAGE_TAIL = re.compile("(?=[那握城])(?:(?:那片)?(?:握手楼|城中村))+$")       # look-ahead: see `words_pattern`
@@ -431,16 +479,34 @@ _FIRST_DISTRICT = re.compile(rf"[{CJK}]{{2}}{_DISTRICT_END}")
 def district_of(text: str, found: Found, address: str = "") -> str:
     """The district of a compound found in a text: said before its name, perhaps with a road
     between (晋源区平阳路世茂大都会), else the address field's when it names the compound too or
-    no compound at all (太原市晋源区); '' when neither (滨河新村 of 迎泽区 and of 晋源区 are two)."""
+    no compound at all (太原市晋源区); '' when neither (滨河新村 of 迎泽区 and of 晋源区 are two).
+    Whole (`_whole_district`: 尖草坪区, not 草坪区)."""
     window = text[max(0, found.at - 12):found.end]
     at = window.rfind(compound_stem(found.key))
     said = _DISTRICT_FRAMING.search(window, 0, at) if at > 0 else None
     if said:
-        return said.group(1)
+        return _whole_district(said.group(1), text)
     if address and (compound_stem(found.key) in address or not address_home(address)):
         first = _FIRST_DISTRICT.search(address)             # the address names it, or only a district or street
-        return first.group() if first else ""
+        return _whole_district(first.group(), text if first.group() in text else address) if first else ""
     return ""
+
+
+_NOT_IN_DISTRICT = set("市省县的在是我们了和与到从于对个家里上及或并将为去来住就也又还很请说被把让给向找")
+
+
+def _whole_district(district: str, text: str) -> str:
+    """A district as said where a text first says it, whole: `district_of` reads two characters
+    before 区, so a longer name (尖草坪区) loses its head, the character before when that stands
+    after a city, a word no name holds or the start (太原市尖草坪区, 在尖草坪区; not 反映河西区)."""
+    if len(district) != 3 or not district.endswith("区"):
+        return district
+    at = text.find(district)
+    head, before = text[at - 1:at] if at > 0 else "", text[at - 2:at - 1] if at > 1 else ""
+    if not head or not "\u4e00" <= head <= "\u9fff" or head in _NOT_IN_DISTRICT:
+        return district
+    return head + district if not before or not "\u4e00" <= before <= "\u9fff" or before in _NOT_IN_DISTRICT \
+        else district
 
 
 def _near_district(text: str, start: int, end: int) -> str:
@@ -567,19 +633,27 @@ _LINE_NAME = re.compile(r"\d+路")
 _BARE_GATE = re.compile("(?:小区|学校|医院)?[东西南北正大后侧]?门(?:口)?")      # 东门站: which 东门?
 
 
+# A verb or a time before 站 (恢复站点, 冬天站着等车), and what follows a 站 that is a verb (站着, 站起来).
+_NOT_A_STOP = re.compile("^(?:恢复|取消|增加|增设|撤销|撤掉|设置|停靠|多个|几个|好几个|冬天|夏天|早上|晚上|每天)$")
+_STOOD = "着起立在了"
+
+
 def stops(text: str) -> list[Found]:
-    """Bus stops by the name before 公交站, 站台, 站, … (体育馆站的站牌: 体育馆)."""
+    """Bus stops by the name before 公交站, 站台, 站, … (体育馆站的站牌: 体育馆); not a verb or a time
+    before 站 (`_NOT_A_STOP`), nor a 站 standing (站着, 站起来)."""
     out = []
     for start, end, name, _ in _named(text, _STOP, of=True):
         name = _STOP_TAIL.sub("", name)
         if len(name) >= 2 and not name.endswith(_NOT_STOP) and "公交" not in name and not _BARE_GATE.fullmatch(name) \
-                and not _LINE_NAME.fullmatch(name):             # 不按站停车: a verb; 54路: a line, not a stop
+                and not _LINE_NAME.fullmatch(name) and not _NOT_A_STOP.match(name) \
+                and (end == len(text) or text[end] not in _STOOD):  # 不按站停车: a verb; 54路: a line, not a stop
             out.append(Found("stop", name, start, end))
     return _longest(out)
 
 
 def schools(text: str) -> list[Found]:
-    """Schools: numbered ones as N中学 (第三中学 = 三中), named ones with their suffix."""
+    """Schools: numbered ones as N中学 (第三中学 = 三中) and N小学 (二十二小学 = 22小学, and said short:
+    十八小, 市第18小学, `_primary_schools`), named ones with their suffix."""
     out = [Found("school", _placed_in(f"{int(m.group(1))}中学", _near_district(text, m.start(), m.end())),
                  m.start(), m.end()) for m in _NUMBERED_SCHOOL.finditer(text)]
     for start, end, name, suffix in _named(text, _SCHOOL, digits=False):
@@ -588,7 +662,26 @@ def schools(text: str) -> list[Found]:
         if len(name) >= 2 and not any(f.at <= start < f.end or start <= f.at < end for f in out):
             out.append(Found("school", _placed_in(re.sub(r"^第", "", name) + suffix,
                                                   district or _near_district(text, start, end)), start, end))
-    return out
+    return _primary_schools(text, out)
+
+
+# Numbered primary schools, as writers shorten them (十八小, 第18小学, 市第二十二小学): one key.
+_NUMBERED_PRIMARY = re.compile(r"第?([一二三四五六七八九十百]{1,4}|\d{1,3})小(?:学)?(?![区组时姐孩朋伙卖吃店])")
+_NUMERAL_SCHOOL = re.compile("第?([一二三四五六七八九十百]{1,4})小学(?=@|$)")
+_BEFORE_A_NUMBERED_SCHOOL = set("市区县的得在离是到去上读和与，。、：:,.!！？?（( ")
+
+
+def _primary_schools(text: str, found: list[Found]) -> list[Found]:
+    """The schools found, a numbered primary school's number as digits (二十二小学 = 22小学), with
+    those said short that the rules above do not read (十八小, 市第18小学): said after no name."""
+    keyed = [f._replace(key=_NUMERAL_SCHOOL.sub(lambda m: f"{chinese_number(m.group(1))}小学", f.key, 1))
+             for f in found]
+    if "小" not in text:
+        return keyed
+    short = [Found("school", f"{int(n) if n.isdigit() else chinese_number(n)}小学", m.start(), m.end())
+             for m in _NUMBERED_PRIMARY.finditer(text)
+             if (n := m.group(1)) and (m.start() == 0 or text[m.start() - 1] in _BEFORE_A_NUMBERED_SCHOOL)]
+    return _with([f for f in short if not any(g.at < f.end and f.at < g.end for g in found)], keyed)
 
 
 def _placed_in(name: str, district: str) -> str:
@@ -607,7 +700,8 @@ def markets(text: str) -> list[Found]:
 
 
 def shops(text: str) -> list[Found]:
-    """Shops as name + kind (好再来烧烤店 = 好再来烧烤)."""
+    """Shops as name + kind (好再来烧烤店 = 好再来烧烤; `shop_name`), and named as a 馆 (`_halls`); not
+    what a verb or a district before a kind makes a name of (`_NOT_A_SHOP`)."""
     out = []
     for start, end, name, kind in _named(text, _SHOP, 6, digits=False):
         kind = kind.lower() if kind.lower() == "ktv" else (kind[:-1] if kind.endswith("店") and len(kind) > 2 else kind)
@@ -616,7 +710,36 @@ def shops(text: str) -> list[Found]:
         if _STREET_FOOD.search(name):
             continue                                        # 官田村夜市烧烤: the night market's stalls
         if len(name) >= 2 and name not in ("门", "这家", "那家"):
-            out.append(Found("shop", name + kind, end - len(name) - len(kind), end))
+            out.append(Found("shop", shop_name(name + kind), end - len(name) - len(kind), end))
+    return [f for f in _with(_halls(text, out), out) if not _NOT_A_SHOP.search(f.key)]
+
+
+# A verb or a district before a shop's kind (恳请解决饭店油烟, 河西区饭店): no name.
+_NOT_A_SHOP = re.compile("^(?:解决|解绝|处理|处里|反映|反应|投诉|举报|关于|要求)|[区县](?:饭店|餐馆|餐厅|饭馆|超市|店)?$")
+_EATERY = ("饭店", "餐馆", "餐厅", "饭馆", "酒楼")
+_HALL = re.compile("(?<![公宾书物育览念术化技仪使茶])馆(?![长员])")
+_NOT_A_HALL_START = tuple("这那该本其我你他")
+
+
+def shop_name(name: str) -> str:
+    """A shop's name without a generic eatery word after its own kind (福园火锅饭店 = 福园火锅,
+    万城拉面馆餐馆 = 万城拉面馆): writers add one or not."""
+    for word in _EATERY:
+        if name.endswith(word) and len(name) - len(word) >= 3 and name[-len(word) - 1] in "锅烤馆串菜面炖鱼虾肉":
+            return name[:-len(word)]
+    return name
+
+
+def _halls(text: str, found: list[Found]) -> list[Found]:
+    """Shops named as a 馆 (老田家羊肉馆, 宏城母婴生活馆) the rules above do not read, not a home (公馆)
+    nor a public place (图书馆, 体育馆)."""
+    if "馆" not in text:
+        return []
+    out = []
+    for m in _HALL.finditer(text):
+        name = trim(text[max(0, m.start() - 8):m.start()], digits=False, weak=False)    # 老田家羊肉馆
+        if len(name) >= 2 and not any(f.at <= m.start() < f.end for f in found) and not name.startswith(_NOT_A_HALL_START):
+            out.append(Found("shop", f"{name}馆", m.start() - len(name), m.end()))
     return out
 
 
@@ -664,9 +787,9 @@ def _firsts(*patterns: str) -> re.Pattern:
 # texts have no suffix of most kinds, and one scan for a character class (in C) costs less than
 # the finder's patterns and the Python around them.
 TRIGGERS = {"line": re.compile("[0-9]路"),
-            "compound": _firsts(_COMPOUND.pattern, "号|栋|幢|座|#"), "company": _firsts(_COMPANY.pattern, _INDUSTRY_WORDS),
+            "compound": _firsts(_COMPOUND.pattern, "号|栋|幢|座|#|棚"), "company": _firsts(_COMPANY.pattern, _INDUSTRY_WORDS),
             "site": _firsts(_SITE.pattern), "road": _firsts("路|街|巷|道|环"), "stop": _firsts("站"),
-            "school": _firsts(_SCHOOL.pattern, "中"), "market": _firsts(_MARKET.pattern), "shop": _firsts(_SHOP.pattern),
+            "school": _firsts(_SCHOOL.pattern, "中"), "market": _firsts(_MARKET.pattern), "shop": _firsts(_SHOP.pattern, "馆"),
             "place": _firsts(_PLACE.pattern)}
 
 
@@ -707,8 +830,19 @@ def first_object(text: str, order: tuple[str, ...], seen: dict[str, list[Found]]
         for i, f in enumerate(found):
             if f.kind == wanted and (not _LANDMARK.match(text, f.end)
                                      or not _qualifies(text, f, [g for g in found[i + 1:] if g.kind != "line"])):
-                return f
+                return _built(text, f, order, seen)
     return None
+
+
+_BUILDS = re.compile("(?:公司)?(?:承建|承包|开发|施工|负责)的")
+
+
+def _built(text: str, found: Found, order: tuple[str, ...], seen: dict[str, list[Found]]) -> Found:
+    """The site a company found builds, when a problem may be about a site and the text names
+    one after the company's 承建的 (安阳置业承建的俊林国际项目: the site's matter), else the object found."""
+    if found.kind != "company" or "site" not in order or not _BUILDS.match(text, found.end):
+        return found
+    return next((f for f in objects_in(text, {"site"}, seen) if f.at >= found.end), found)
 
 
 _FINDER_OF = {"junction": "road", "stretch": "road", "building": "compound"}
