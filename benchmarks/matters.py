@@ -3,15 +3,16 @@ and episode, found by `core.matters` and scored against labelled hotline tables.
 
     python benchmarks/matters.py                  # 8,000 rows of each development set
     python benchmarks/matters.py --rows 1500 --no-baselines
-    python benchmarks/matters.py --final          # the five development sets
-    python benchmarks/matters.py --judge          # the judge set alone (the judgement only)
+    python benchmarks/matters.py --final          # the six development sets
+    python benchmarks/matters.py --judge          # the verdict set alone (the judgement only)
 
 The sets, each written by another hand from issue 52's rules: testing/hotline.py,
-testing/hotline_heldback.py, testing/hotline_fresh.py, testing/hotline_unseen.py and
-testing/hotline_blind.py, all five DEVELOPMENT sets now (the first two always scored, the
-others with --final; each was unseen once, and scored so, before the rules were tuned on it);
-testing/hotline_judge.py, written by a sixth hand who never read the method nor the other
-sets (another city, a southern coast), is scored only with --judge, never during development.
+testing/hotline_heldback.py, testing/hotline_fresh.py, testing/hotline_unseen.py,
+testing/hotline_blind.py and testing/hotline_judge.py, all six DEVELOPMENT sets now (the first
+two always scored, the others with --final; each was unseen once, and scored so, before the
+rules were tuned on it); testing/hotline_verdict.py, written by a seventh hand who never read
+the method nor the other sets (another city, in the north-east), is scored only with --judge,
+never during development.
 For each: B-cubed
 precision / recall / F1 over all rows (a row in no matter is a cluster of its own), pairwise F1
 over pairs of rows of different people, hot-matter recall (matters of >= 5 people that one found
@@ -20,7 +21,7 @@ baselines: word TF-IDF cosine (jieba words) with single link and character 2-3-g
 likewise, each threshold tuned on testing/hotline.py, and every row a singleton. (The project's
 duplicate rule is not run: it needs a batch through the store.) The method's CPU time per row:
 marks (reading each row) and the partition.
-Last line, of the last set scored (hotline_judge with --judge, hotline_blind with --final,
+Last line, of the last set scored (hotline_verdict with --judge, hotline_judge with --final,
 else the held-back set):
 bcubed_p=.. bcubed_r=.. bcubed_f1=.. hot_recall=..
 """
@@ -201,15 +202,16 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=WINDOW_DAYS)
     parser.add_argument("--no-baselines", action="store_true",
                         help="score the method alone (the baselines take minutes)")
-    parser.add_argument("--final", action="store_true", help="score all five development sets")
-    parser.add_argument("--judge", action="store_true", help="score the judge set alone (the judgement only)")
+    parser.add_argument("--final", action="store_true", help="score all six development sets")
+    parser.add_argument("--judge", action="store_true", help="score the verdict set alone (the judgement only)")
     args = parser.parse_args()
     tuning = hotline.make(args.rows, args.seed)
-    names = ["hotline_heldback"] + (["hotline_fresh", "hotline_unseen", "hotline_blind"] if args.final else [])
+    names = ["hotline_heldback"] + (["hotline_fresh", "hotline_unseen", "hotline_blind", "hotline_judge"] if args.final else [])
     sets = [] if args.judge else [("development (testing/hotline.py)", tuning)] + [
         (f"development (testing/{n}.py)", m.make(args.rows, args.seed)) for n in names if (m := module(n)) is not None]
     if args.judge:
-        sets = [("judge, never tuned on (testing/hotline_judge.py)", module("hotline_judge").make(args.rows, args.seed))]
+        sets = [("verdict, never tuned on (testing/hotline_verdict.py)",
+                 module("hotline_verdict").make(args.rows, args.seed))]
     if not args.no_baselines:
         xw, xc = tfidf(words(tuning)), tfidf(grams(tuning))
         tw, tc = tuned(xw, tuning), tuned(xc, tuning)
