@@ -577,7 +577,7 @@ def test_a_verb_before_a_trade_word_is_no_company():
 
 
 def test_a_car_park_of_a_place_is_the_place():
-    assert obj("第三人民医院停车场收费太贵") == "place:第三人民医院"
+    assert obj("第三人民医院停车场收费太贵") == "place:第3人民医院"
 
 
 def test_the_batch_and_one_row_at_a_time_agree_with_districts_phases_and_street_numbers():
@@ -658,3 +658,30 @@ def test_a_property_fee_said_as_charging_is_the_property_problem():
 def test_a_market_closing_on_its_stallholders_is_their_refund():
     mark = mark_of(row("盛通市场要拆，摊位费交了一年不退，没有提前通知"))
     assert (mark.object, mark.problem) == ("market:盛通市场", "refund")
+
+
+def test_a_market_of_meat_and_vegetables_is_the_market():
+    assert obj("胜利肉菜市场外面的流动摊贩早上把路堵死") == obj("胜利农贸市场门口摆摊占道") == "market:胜利市场"
+
+
+def test_a_village_and_its_community_are_one_object():
+    assert same_object("compound:大涌村", "compound:大涌社区")
+    assert not same_object("compound:大涌村", "compound:大涌花园")
+
+
+def test_a_junctions_jam_and_its_lights_link_as_one_matter():
+    jam = mark_of(row("湖滨路与花园路交叉口早晚高峰堵得很厉害", phone="13900000001"))
+    lights = mark_of(row("湖滨路花园路路口没有左转灯，红绿灯配时不合理", phone="13900000002"))
+    assert (jam.problem, lights.problem) == ("traffic", "signal") and linked(jam, lights)
+
+
+def test_a_company_said_as_this_building_is_not_a_company():
+    assert mark_of(row("我们这栋楼装修噪音一直持续到晚上九点多", address="丽景湾18号楼2单元1007")).object \
+        == "building:丽景湾#18"
+
+
+def test_everyday_words_name_the_problem():
+    assert [p.name for p in ranked_problems("", "外墙瓷砖一块块往下掉", problems())][:1] == ["facade"]
+    assert [p.name for p in ranked_problems("", "有人在加盖楼层，违章搭建越盖越高", problems())][:1] == ["built"]
+    assert [p.name for p in ranked_problems("", "每天要求加班到晚上十点，从来不给加班费", problems())][:1] == ["overtime"]
+    assert [p.name for p in ranked_problems("", "里面的健身器材坏了很久没人修", problems())][:1] == ["facilities"]

@@ -9,6 +9,7 @@ from dedup_pipeline.core.objects import (
     district_of,
     first_object,
     lines,
+    places,
     roads,
     schools,
     shops,
@@ -98,3 +99,34 @@ def test_a_district_of_three_characters_is_kept_whole():
 
 def test_an_address_fields_district_of_three_characters_is_kept_whole():
     assert district_of("车位只售不租", Found("compound", "龙城北区", 0, 0), "万柏林区龙城北区") == "万柏林区"
+
+
+def test_a_road_named_with_its_number_one_is_a_road():
+    assert keys(roads(clean("工业一路与南湾大道交叉口没有左转灯", places=True))) == ["南湾大道+工业一路"]
+    assert keys(roads(clean("大家一路上都在堵车", places=True))) == []
+
+
+def test_two_roads_and_that_crossing_are_a_junction():
+    assert keys(roads(clean("新华路和凤凰路那个十字路口积水", places=True))) == ["凤凰路+新华路"]
+
+
+def test_an_old_village_said_as_its_old_village_or_urban_village_is_the_village():
+    assert keys(compounds("大涌旧村的握手楼又在加建")) == keys(compounds("大涌城中村有人加盖楼层")) == ["大涌村"]
+    assert keys(compounds("水围村城中村电线乱拉")) == ["水围村"]
+
+
+def test_a_middle_school_said_short_is_the_middle_school():
+    assert keys(schools("蚝乡中门口上学放学时间车辆乱停")) == ["蚝乡中学"]
+    assert keys(schools("施工过程中门口很乱")) == []
+
+
+def test_a_food_shop_named_by_its_dish_is_a_shop():
+    assert keys(shops("云溪路的大佬砂锅粥没有安装油烟净化器")) == ["大佬砂锅粥"]
+
+
+def test_a_hospital_said_short_is_the_hospital():
+    assert keys(places("市三院停车场排队")) == keys(places("澜港市第三人民医院门口")) == ["第3人民医院"]
+    assert keys(places("金渡人医门口")) == keys(places("金渡区医院门口")) == keys(places("金渡区人民医院门口")) \
+        == ["人民医院@金渡区"]
+    assert keys(places("榕华妇幼门口")) == keys(places("榕华区妇幼保健院门口")) == ["妇幼保健院@榕华区"]
+    assert keys(places("儿童医院门口")) == ["儿童医院"]

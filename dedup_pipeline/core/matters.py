@@ -4,7 +4,8 @@ in one episode.
 A row contributes a Mark (its object's canonical key, its problem, its day, its person) or
 nothing (no concrete object, no problem, or a question about a rule). The problem is read by
 a vocabulary of literal phrases (data/matter-problems-zh.txt), found in one scan of a text.
-Two marks are linked (`linked`, the one pairwise decision) when they raise one problem, are at
+Two marks are linked (`linked`, the one pairwise decision) when they raise one problem (or
+problems writers give one matter under, `KIN`: a junction's jam and its lights), are at
 most `window` days apart and name one object (`same_object`: equal keys, or names that differ
 only as writers vary them: 龙苑 / 龙苑名苑, 永兴 / 江城永兴物流, a district or a phase said or not;
 a business may carry the street number it stands at, 鸿源汽贸|addr:建设南路198号, and is then
@@ -51,7 +52,7 @@ from dedup_pipeline.core.objects import (
 )
 
 WINDOW_DAYS = 30
-READING = 5                 # bump when objects.py or the reading here changes what marks a row gets
+READING = 6                 # bump when objects.py or the reading here changes what marks a row gets
 _ANY_PLACE = frozenset({"place"})
 _HOMES = frozenset({"building", "compound"})
 _ORGS = frozenset({"company", "shop"})
@@ -523,7 +524,11 @@ def same_one(a: str, b: str) -> bool:
         return True
     if pa.family == "org":
         return _ends(pa.name, pb.name) and _trades_agree(pa.qualifier, pb.qualifier)
-    return _ends(pa.name, pb.name) and (pa.qualifier == pb.qualifier or not pa.qualifier or not pb.qualifier)
+    return _ends(pa.name, pb.name) and (pa.qualifier == pb.qualifier or not pa.qualifier or not pb.qualifier
+                                        or {pa.qualifier, pb.qualifier} == _VILLAGE_NAMES)
+
+
+_VILLAGE_NAMES = {"村", "社区"}     # a village is also named by its 社区 (its residents' committee): 大涌村 = 大涌社区
 
 
 # Trades one business is named by in its full name, its short name and its sign (汽车销售服务有限公司,
@@ -555,7 +560,7 @@ def _ends(a: str, b: str) -> bool:
 def link_keys(mark: Mark) -> tuple[tuple[str, str], ...]:
     """The keys a row is filed under: a store finds the rows it may link with by these (every
     object it may be one with shares one of its blocks, see `parsed`)."""
-    return tuple((block, mark.problem) for block in _blocks(mark.object))
+    return tuple((block, kin(mark.problem)) for block in _blocks(mark.object))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -564,9 +569,19 @@ def _blocks(obj: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(block for name in obj.split("|") for block in parsed(name).blocks))
 
 
+# Problems writers give one matter under, by what they see of it: a junction's jam is its lights'
+# timing (没有左转灯，堵成一锅粥 is read as either), so they link as one.
+KIN = {"traffic": "signal"}
+
+
+def kin(problem: str) -> str:
+    """The problem a problem links as (`KIN`): itself for most."""
+    return KIN.get(problem, problem)
+
+
 def linked(a: Mark, b: Mark, window: int = WINDOW_DAYS) -> bool:
-    """Whether two marks are linked: one problem, one object, at most `window` days apart."""
-    return a.problem == b.problem and abs(a.day - b.day) <= window and same_object(a.object, b.object)
+    """Whether two marks are linked: one problem (or its kin), one object, at most `window` days apart."""
+    return kin(a.problem) == kin(b.problem) and abs(a.day - b.day) <= window and same_object(a.object, b.object)
 
 
 def joins(mark: Mark, stored: Iterable[tuple[int, Mark]], window: int = WINDOW_DAYS) -> list[int]:
@@ -686,7 +701,7 @@ def why(a: Reading, b: Reading, window: int = WINDOW_DAYS) -> Why:
     apart = abs(a.mark.day - b.mark.day)
     if not same_object(a.mark.object, b.mark.object):
         reason = f"different objects: {a.mark.object} / {b.mark.object}"
-    elif a.mark.problem != b.mark.problem:
+    elif kin(a.mark.problem) != kin(b.mark.problem):
         reason = f"one object, different problems: {a.mark.problem} / {b.mark.problem}"
     elif apart > window:
         reason = f"one object and problem, {apart} days apart (more than {window}): another episode"

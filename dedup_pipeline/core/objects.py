@@ -67,8 +67,8 @@ _ROAD = re.compile(rf"(?=[{CJK}0-9]{{2,6}}?[大正环路街巷])"
                    rf"[{CJK}0-9]{{2,6}}?(?:大街|大道|正街|环路|路|街(?!道)|巷|(?<=[一二三四五六七八九内外中东西南北])环(?![路街城线岛]))")
 _NOT_ROAD_WORDS = "叉|字|马|道|公|上|走|过|小|大|岔|段|得|的|绕|修|堵|满|挡|让|问|铁|水|电|线|思|出|去|来|进|带泥上|条|这|那"
 _NOT_ROAD = re.compile(rf"(?=[{re.escape(firsts_of(_NOT_ROAD_WORDS))}一])"      # look-ahead: see `words_pattern`
-                       rf"({_NOT_ROAD_WORDS}|(?<![零二三四五六七八九十])一)(路|街)$")                 # 一路上, not 五一路
-_JUNCTION_WORD = re.compile(r"^(?:的|得)?(?:(?:交叉|交汇|相交|交界|交会)[的得]?(?:路口|口|处|地方)?|十字路口|十字|丁字路口|路口|交口|口)")
+                       rf"({_NOT_ROAD_WORDS}|(?:(?<!\w)|(?<=[这那了着过走跑开骑逛看说追吵颠堵们家]))一)(路|街)$")   # 一路上, not 五一路 nor 工业一路
+_JUNCTION_WORD = re.compile(r"^(?:的|得)?(?:那个|这个|那|这)?(?:(?:交叉|交汇|相交|交界|交会)[的得]?(?:路口|口|处|地方)?|十字路口|十字|丁字路口|路口|交口|口)")
 _ONE_END = re.compile(r"(?:口)?(?:路)?段")
 _ROAD_SIDE = re.compile(r"(?:的)?([东西南北中])段")
 _JOINER = re.compile(r"^(?:与|和|跟|同|及|、|/|／|&|＆)?$")
@@ -107,14 +107,14 @@ _ROAD_END = re.compile("大道|大街|路|街(?!道)|巷")
 _WORKS_WORD = re.compile("地铁|改造|修路|改建|翻修|大修|安置|回迁|道路")
 _BESIDE = re.compile(rf"([{CJK}0-9]{{2,12}}?)(?:[A-Z]?出口|[东西南北]?门)?(?:的)?(?:旁边|附近|对面|边上|隔壁|后面)?"
                      rf"(?:的|那个|这个)*$")
-_MARKET_TAIL = words_pattern("农贸|菜|批发|综合|市场|菜场|集市|夜市街|夜市|美食街|小吃街", True, "$")
+_MARKET_TAIL = words_pattern("农贸|肉菜|蔬菜|生鲜|菜|批发|综合|市场|菜场|集市|夜市街|夜市|美食街|小吃街", True, "$")
 _STOP = words_pattern("公交车站|公交站台|公交站|站台|站牌|候车亭|车站|站")
 _NOT_STOP = ("垃圾", "加油", "充电", "火车", "派出所", "服务", "收费", "中转", "换乘", "工作", "变电", "按", "过", "进", "到")
 _SCHOOL = words_pattern("实验学校|中学|小学|幼儿园|学校|高中|初中|分校|附中|附小|学院")
 _NUMBERED_SCHOOL = re.compile(r"第?(\d{1,3})中(?:学)?(?:分校)?(?![心间午国])")
-_MARKET = words_pattern("农贸市场|菜市场|批发市场|综合市场|市场|菜场|集市|夜市街|夜市|美食街|小吃街")
+_MARKET = words_pattern("农贸市场|肉菜市场|蔬菜市场|生鲜市场|菜市场|批发市场|综合市场|市场|菜场|集市|夜市街|夜市|美食街|小吃街")
 _NIGHT_MARKET = ("夜市街", "夜市", "美食街", "小吃街")
-_SHOP = words_pattern("烧烤店|烧烤|火锅店|火锅|饭店|餐馆|餐厅|饭馆|超市|KTV|ktv|健身房|健身会所|理发店|面馆|洗车店|酒吧|棋牌室|"
+_SHOP = words_pattern("烧烤店|烧烤|火锅店|火锅|大排档|茶餐厅|糖水铺|肠粉店|粥铺|砂锅粥|猪脚饭|烧腊|麻辣烫|米线|烤鱼|小龙虾|铁锅炖|炸鸡|快餐店|饭店|餐馆|餐厅|饭馆|超市|KTV|ktv|健身房|健身会所|理发店|面馆|洗车店|酒吧|棋牌室|"
                    "足疗店|足疗|按摩店|洗浴中心|网咖|台球厅|烤肉店|串串|冒菜|奶茶|咖啡馆|蛋糕店|水果店|汽修厂|修车铺|"
                    "美容院|美容店|便利店|药店|网吧|酒店|宾馆|足浴店|茶楼|小吃店|奶茶店|麻将馆|游泳馆|台球厅|早餐店|商店|店")
 # A building by its number (T3栋, B座 with their letter), after its phase when said (2期7栋: the
@@ -278,7 +278,7 @@ def compounds(text: str) -> list[Found]:
             continue
         if suffix == "园" and name.endswith(_NOT_COMPOUND_PARKS):
             continue                                        # 幼儿园, 公园, 产业园: not homes
-        full = _VILLAGE_TAIL.sub("", place_stripped(name + suffix)[0]) or "-"   # 水围村城中村: 水围村
+        full = _VILLAGE_TAIL.sub("", _OLD_VILLAGE.sub("村", place_stripped(name + suffix)[0])) or "-"   # 水围村城中村: 水围村
         if len(full) - len(suffix) < 2 or full.startswith(_NOT_A_NAME_START):
             continue                                        # 邻居, 政府, 江城, 其小区: words, not names
         while full.endswith("小区") and len(full) > 3:
@@ -315,6 +315,8 @@ def _with(more: list[Found], found: list[Found]) -> list[Found]:
                   key=lambda f: (f.at, -f.end))
 
 
+# An old village said as its 旧村, 老村 or 城中村 (大涌旧村 = 大涌城中村 = 大涌村); not after a 村 (水围村城中村: `_VILLAGE_TAIL`).
+_OLD_VILLAGE = re.compile(f"(?<=[{CJK}]{{2}})(?<!村)(?:城中村|旧村|老村)$")
 _VILLAGE_TAIL = re.compile("(?=[那握城])(?:(?:那片)?(?:握手楼|城中村))+$")       # look-ahead: see `words_pattern`
 
 
@@ -441,13 +443,15 @@ def companies(text: str) -> list[Found]:
         if brand.startswith(("做", "搞", "生产")) or text[max(0, start - 2):start] in ("开的", "开得") \
                 or "做" in brand:
             continue                                        # 陈老板开的电池厂, 做电池的那个厂: what it makes, not its name
-        if len(brand) < 2 or len(brand) > 6 or brand in _GENERIC_BRANDS or any(out_.end > start for out_ in out):
+        if len(brand) < 2 or len(brand) > 6 or brand in _GENERIC_BRANDS or brand.startswith(_NOT_A_BRAND_START) \
+                or any(out_.end > start for out_ in out):        # 这栋楼装修, 一户装修: said, not named
             continue
         out.append(Found("company", f"{brand}/{name[len(brand):]}@{district or _near_district(text, start, e)}",
                          start, e))
     return _districts_shared(out)
 
 
+_NOT_A_BRAND_START = (*_NOT_A_NAME_START, "一", "每", "某", "安装", "加装", "没", "未", "不")     # 安装废气处理设备: a verb
 _PARK = re.compile(rf"^[{CJK}]*?(?:工业园区|工业园|科技园|产业园|工业区|园区)(?:[A-Z]区)?")
 
 
@@ -662,7 +666,25 @@ def schools(text: str) -> list[Found]:
         if len(name) >= 2 and not any(f.at <= start < f.end or start <= f.at < end for f in out):
             out.append(Found("school", _placed_in(re.sub(r"^第", "", name) + suffix,
                                                   district or _near_district(text, start, end)), start, end))
-    return _primary_schools(text, out)
+    return _short_middle(text, _primary_schools(text, out))
+
+
+# A middle school said short, as its pupils' parents say it (蚝乡中门口 = 蚝乡中学门口): a name, then 中,
+# then only what is said of a school's gate or pupils (not 过程中, 家中).
+_SHORT_MIDDLE = re.compile(f"([{CJK}]{{2,4}})中(?=门口|校门|周边|附近|学生|放学|上学|接送|【|$)")
+
+
+def _short_middle(text: str, found: list[Found]) -> list[Found]:
+    """The schools found, with the middle schools said short (`_SHORT_MIDDLE`) as X中学."""
+    if "中" not in text:
+        return found
+    short = []
+    for m in _SHORT_MIDDLE.finditer(text):
+        name = trim(m.group(1), digits=False)
+        if len(name) >= 2 and not name.endswith(("高", "初", "程", "途", "间", "心", "空", "家", "集")) and not name.startswith(_NOT_A_NAME_START) \
+                and not any(f.at < m.end() and m.start() < f.end for f in found):
+            short.append(Found("school", f"{name}中学", m.end(1) - len(name), m.end()))
+    return _with(short, found) if short else found
 
 
 # Numbered primary schools, as writers shorten them (十八小, 第18小学, 市第二十二小学): one key.
@@ -760,7 +782,32 @@ def places(text: str) -> list[Found]:
         if len(name) >= 2 and not name.startswith(_NOT_A_NAME_START):
             out.append(Found("place", _placed_in(name + suffix, district or _near_district(text, start, end)),
                              end - len(name) - len(suffix), end))
-    return _longest(out)
+    return _hospitals(text, _longest(out)) if "院" in text or "人医" in text or "妇幼" in text else _longest(out)
+
+
+# Hospitals as residents shorten them: a numbered one (市三院 = 三医院 = 第三人民医院), a district's
+# (滨江区医院 = 滨江人民医院 = 金渡人医 = 滨江区人民医院), the maternity one (榕华妇幼 = 榕华区妇幼保健院, 市妇幼).
+_AFTER_NO_NAME = r"(?:(?<=[市省的在到去是了和与])|(?<![\u4e00-\u9fff]))"
+_NUMBERED_HOSPITAL = re.compile(rf"{_AFTER_NO_NAME}[市区]?第?([一二三四五六七八九十]{{1,2}}|\d{{1,2}})"
+                                r"(?:人民医院|医院|院(?![长士子落]))")
+_DISTRICT_HOSPITAL = re.compile(rf"{_AFTER_NO_NAME}([{CJK}]{{2}})(?:区)?(人医|人民医院|妇幼保健院|妇幼)|"
+                                rf"{_AFTER_NO_NAME}([{CJK}]{{2}})区医院")
+_CITY_HOSPITAL = re.compile(rf"{_AFTER_NO_NAME}([省市]?)(人医|妇幼)(?!保健)")
+
+
+def _hospitals(text: str, found: list[Found]) -> list[Found]:
+    """The places found, hospitals said short (`_NUMBERED_HOSPITAL`, …) keyed as their full names
+    (第3人民医院, 人民医院@滨江区, 妇幼保健院@榕华区) in place of what overlaps them."""
+    short = [Found("place", f"第{int(n) if n.isdigit() else chinese_number(n)}人民医院", m.start(), m.end())
+             for m in _NUMBERED_HOSPITAL.finditer(text) if (n := m.group(1))]
+    for m in _DISTRICT_HOSPITAL.finditer(text):
+        head, kind = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), "人医")
+        if not _STRONG_RE.search(head) and not head.endswith(("省", "市")) and not head.startswith(_NOT_A_NAME_START):
+            short.append(Found("place", f"{'妇幼保健院' if kind.startswith('妇幼') else '人民医院'}@{head}区",
+                               m.start(), m.end()))
+    for m in _CITY_HOSPITAL.finditer(text):
+        short.append(Found("place", f"{m.group(1)}人民医院" if m.group(2) == "人医" else "妇幼保健院", m.start(), m.end()))
+    return _with(_longest(short), found) if short else found
 
 
 _LINE = re.compile(r"(?<![0-9A-Za-z])(?:公交)?([0-9]{1,3}|[A-Z]\d{1,3})路(?=公交|车|线|司机|班|末班|首班|[，,。]|$)")

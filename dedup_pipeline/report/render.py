@@ -223,7 +223,8 @@ PROBLEMS = {
            "sewage": "污水下水道", "garbage": "垃圾", "parking": "停车", "property": "物业", "throwing": "高空抛物",
            "reno": "装修扰民", "cracks": "房屋开裂", "certificate": "办证", "delivery": "交房", "compensation": "拆迁补偿",
            "trees": "树木倒伏", "effluent": "偷排废水", "queue": "看病排队", "enrolment": "入学学位", "bikes": "共享单车",
-           "renewal": "老旧小区改造"},
+           "renewal": "老旧小区改造", "facade": "外墙脱落", "overtime": "加班", "hoarding": "施工围挡占道",
+           "facilities": "公共设施损坏"},
     "en": {"heating": "heating", "lift": "lifts", "leak": "leaks", "water": "water supply", "power": "power supply",
            "gas": "gas", "wages": "unpaid wages", "insurance": "social insurance", "refund": "refunds",
            "dust": "dust", "noise": "noise", "fumes": "cooking fumes", "signal": "traffic lights",
@@ -235,7 +236,8 @@ PROBLEMS = {
            "reno": "renovation noise", "cracks": "cracked walls", "certificate": "property certificates",
            "delivery": "late handover", "compensation": "demolition compensation", "trees": "fallen trees",
            "effluent": "waste water", "queue": "hospital queues", "enrolment": "school places", "bikes": "shared bikes",
-           "renewal": "old-compound renewal"},
+           "renewal": "old-compound renewal", "facade": "falling facade tiles", "overtime": "overtime",
+           "hoarding": "site hoarding on the road", "facilities": "broken public facilities"},
 }
 
 
