@@ -2,8 +2,8 @@
 row of the table with a mark (core.matters), with its matter and the matter's object, problem,
 days, people and rows; `dedup_matter_key`, the keys each is filed under; `dedup_matter_event`,
 the matters merged, split and renamed (`record`). The batch writes what
-changed since the last (`write`); `watch` keeps them in step row by row (`of_keys`,
-`replace`); reports and `check` read them (`matters`, `matter_of`, `events`). Several tables of one
+changed since the last (`write`); `watch` keeps them in step row by row (`filed_under`,
+`keep`); reports and `check` read them (`matters`, `matter_of`, `events`). Several tables of one
 database share both, each row naming its table (`source_table`, scoped.py)."""
 
 from __future__ import annotations
@@ -357,7 +357,7 @@ def counts(conn: sa.Connection, tables: Tables, source_table: str) -> Counts:
 def serialised(conn: sa.Connection, tables: Tables) -> None:
     """One writer of a part at a time, to the end of the caller's transaction: two workers
     working a part out from what each read would each write half of it. SQLite: its write
-    lock, taken before reading (a write that changes nothing); MySQL and MariaDB: `of_keys`
+    lock, taken before reading (a write that changes nothing); MySQL and MariaDB: `filed_under`
     and `of_rows` lock what they read and the gaps beside (InnoDB's next-key locks), so a row
     another worker files under those keys waits."""
     if conn.dialect.name == "sqlite":
