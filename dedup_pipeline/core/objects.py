@@ -311,8 +311,12 @@ def _renewal_areas(text: str) -> list[Found]:
 
 def _with(more: list[Found], found: list[Found]) -> list[Found]:
     """Finds `more` added to a finder's, in place of those they overlap, in order of place."""
-    return sorted(more + [f for f in found if not any(n.at < f.end and f.at < n.end for n in more)],
-                  key=lambda f: (f.at, -f.end))
+    return sorted(more + [f for f in found if not _overlaps(f, more)], key=lambda f: (f.at, -f.end))
+
+
+def _overlaps(found: Found, others: list[Found]) -> bool:
+    """Whether a find shares a character of the text with one of `others`."""
+    return any(o.at < found.end and found.at < o.end for o in others)
 
 
 # An old village said as its 旧村, 老村 or 城中村 (大涌旧村 = 大涌城中村 = 大涌村); not after a 村 (水围村城中村: `_VILLAGE_TAIL`).
@@ -682,7 +686,7 @@ def _short_middle(text: str, found: list[Found]) -> list[Found]:
     for m in _SHORT_MIDDLE.finditer(text):
         name = trim(m.group(1), digits=False)
         if len(name) >= 2 and not name.endswith(("高", "初", "程", "途", "间", "心", "空", "家", "集")) and not name.startswith(_NOT_A_NAME_START) \
-                and not any(f.at < m.end() and m.start() < f.end for f in found):
+                and not _overlaps(Found("school", name, m.start(), m.end()), found):
             short.append(Found("school", f"{name}中学", m.end(1) - len(name), m.end()))
     return _with(short, found) if short else found
 
@@ -703,7 +707,7 @@ def _primary_schools(text: str, found: list[Found]) -> list[Found]:
     short = [Found("school", f"{int(n) if n.isdigit() else chinese_number(n)}小学", m.start(), m.end())
              for m in _NUMBERED_PRIMARY.finditer(text)
              if (n := m.group(1)) and (m.start() == 0 or text[m.start() - 1] in _BEFORE_A_NUMBERED_SCHOOL)]
-    return _with([f for f in short if not any(g.at < f.end and f.at < g.end for g in found)], keyed)
+    return _with([f for f in short if not _overlaps(f, found)], keyed)
 
 
 def _placed_in(name: str, district: str) -> str:

@@ -124,15 +124,16 @@ def keep(conn: sa.Connection, tables: Tables, source_table: str, entries: Sequen
     other keys), and without the rows `gone`. A row whose mark and keys are unchanged only
     takes its matter's new summary, one UPDATE a matter (a row joining a matter of 300 changes
     300 summaries, not 300 marks). Returns how many entries were written."""
-    def same_filing(e: Entry) -> bool:
+    fresh, marked = [], []
+    for e in entries:
         held = before.get(e.row_id)
-        return held is not None and held[0] == e.mark and (keys is None or keys.get(e.row_id, ()) == tuple(sorted(e.keys)))
-    changed = [e for e in entries if before.get(e.row_id) != summary(e) or not same_filing(e)]
-    marked = [e for e in changed if same_filing(e)]
-    fresh = [e for e in changed if not same_filing(e)]
+        if held is None or held[0] != e.mark or (keys is not None and keys.get(e.row_id, ()) != tuple(sorted(e.keys))):
+            fresh.append(e)
+        elif held != summary(e):
+            marked.append(e)
     replace(conn, tables, source_table, fresh, [*gone, *(e.row_id for e in fresh if e.row_id in before)])
     _summarise(conn, tables, source_table, marked)
-    return len(changed)
+    return len(fresh) + len(marked)
 
 
 def _summarise(conn: sa.Connection, tables: Tables, source_table: str, entries: Sequence[Entry]) -> None:
