@@ -301,6 +301,37 @@ def test_candidates_never_pair_two_copies_but_pair_each_copy_with_the_rest():
     assert set(zip(i.tolist(), j.tolist())) == {(0, 4), (1, 4), (2, 4), (3, 4)}
 
 
+def test_candidates_among_some_rows_are_the_pairs_sharing_a_key_with_one_of_them():
+    rng = np.random.default_rng(12)
+    keys = Sets.of([np.unique(rng.integers(0, 200, rng.integers(0, 9)).astype(np.uint64)) for _ in range(400)])
+    original = np.minimum(np.where(rng.random(400) < 0.3, rng.integers(0, 400, 400), np.arange(400)), np.arange(400))
+    i, j = candidates(keys, original)
+    for among in (rng.random(400) < 0.1, np.zeros(400, bool), original == np.arange(400)):
+        touching = among[i] | among[j]
+        for entries in (7, len(keys.values)):
+            found = candidates(keys, original, part_entries=entries, among=among)
+            assert np.array_equal(found[0], i[touching]) and np.array_equal(found[1], j[touching])
+
+
+def opening_keys(text):
+    """The keys a short text has for its opening (those a scheme without them lacks)."""
+    row = {"content": text}
+    return set(ShingleScheme().sketch(row, FIELDS).keys.tolist()) - set(
+        ShingleScheme(tiny_keys=0).sketch(row, FIELDS).keys.tolist())
+
+
+def test_short_texts_that_only_open_alike_share_no_key_for_it():
+    # a hotline's opening formula: the shingles inside it say nothing the opening does not
+    texts = ["我要反映问题：小区门口的路灯坏了", "我要反映问题：学校旁边餐馆油烟太大", "我要反映问题：公交站牌被撞倒了"]
+    keys = [opening_keys(t) for t in texts]
+    assert all(keys) and not any(a & b for a, b in itertools.combinations(keys, 2))
+
+
+def test_a_short_text_filed_again_with_a_sentence_added_keeps_an_opening_key():
+    text = "我要反映个问题，小区门口的路灯坏了一个多月了"
+    assert opening_keys(text) & opening_keys(text + "晚上出门很不安全。")
+
+
 def collective_petition(copies):
     """A text filed by `copies` people (集体信访); one of them files it again edited, a
     stranger an edited copy, someone else an unrelated text."""

@@ -58,13 +58,17 @@ def bands_of(shingles: list[int], scheme: ShingleScheme) -> list[int]:
 
 def keys_of(text: str, people: list[int], scheme: ShingleScheme) -> list[int]:
     """One text's keys, by the definition: its smallest own shingles with each submitter, its
-    bands, and for a text of few own shingles its smallest with its opening."""
+    bands, and for a text of few own shingles its smallest not inside its opening (and the
+    prefix before it) with its opening."""
     own = shingles_of(re.sub(r"\d+", "0", text), scheme.key_size)
     mixed = [mix(x ^ p) >> 2 for p in people if p for x in own[:scheme.keys]]
     if 0 < len(own) < scheme.tiny:
         refiled = REFILED.match(text)
-        opening = CityHash64(re.sub(r"\d+", "0", text[refiled.end() if refiled else 0:])[:scheme.opening]) | 1
-        mixed += [mix(x ^ opening) >> 2 for x in own[:scheme.tiny_keys]]
+        start = refiled.end() if refiled else 0
+        opening = re.sub(r"\d+", "0", text[start:])[:scheme.opening]
+        inside = set(shingles_of(re.sub(r"\d+", "0", text[:start]) + opening, scheme.key_size))
+        past = [x for x in own if x not in inside]
+        mixed += [mix(x ^ (CityHash64(opening) | 1)) >> 2 for x in past[:scheme.tiny_keys]]
     return sorted(set(mixed + bands_of(shingles_of(text, scheme.size), scheme)))
 
 

@@ -119,8 +119,7 @@ def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = N
     read those rows and decide again until it does). On `threads` threads: `confirm`, then
     `settle`."""
     original = originals(table.identity)
-    near = candidates(table.keys, original, threads=threads)
-    found, centre = _confirmed(rule, table, original, near, focus, threads)
+    found, centre, near = _confirmed(rule, table, original, focus, threads)
     more = partial(confirm, rule, table, threads=threads)
     return settle(rule, found, Around(original, table.people, near), more, focus, centre)
 
@@ -207,26 +206,29 @@ def obey(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, An
     return out, confirmed
 
 
-def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, near: tuple[np.ndarray, np.ndarray],
-               focus: np.ndarray | None, threads: int = 1) -> tuple[Confirmed, np.ndarray]:
-    """The candidates `decide` needs confirmed, and the rows they centre on: every row; or
-    the focus rows, their copies and the rows they pair with by evidence of their own, with
-    the candidates of any of these (whatever links a focus row lies within one step of them)."""
-    i, j = near
+def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, focus: np.ndarray | None,
+               threads: int = 1) -> tuple[Confirmed, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The candidates `decide` needs, confirmed; the rows they centre on; and the candidates
+    (i, j): every pair sharing a key, centred on every row; or the focus rows, their copies
+    and the rows they pair with by evidence of their own, with the candidates of any of these
+    (whatever links a focus row lies within one step of them), and no others."""
     if focus is None:
-        return confirm(rule, table, i, j, threads), np.ones(len(original), bool)
+        i, j = candidates(table.keys, original, threads=threads)
+        return confirm(rule, table, i, j, threads), np.ones(len(original), bool), (i, j)
     if not rule.corroborate:
-        touch = focus[i] | focus[j]
-        return confirm(rule, table, i[touch], j[touch], threads), focus.copy()
+        i, j = candidates(table.keys, original, threads=threads, among=focus)
+        return confirm(rule, table, i, j, threads), focus.copy(), (i, j)
     own = np.isin(original, original[focus])
-    first = own[i] | own[j]
-    found = confirm(rule, table, i[first], j[first], threads)
+    i, j = candidates(table.keys, original, threads=threads, among=own)
+    found = confirm(rule, table, i, j, threads)
     centre = own.copy()
     edges = found.evidence > 0
     centre[found.i[edges]] = centre[found.j[edges]] = True
-    rest = ~first & (centre[i] | centre[j])
-    more = confirm(rule, table, i[rest], j[rest], threads)
-    return Confirmed(*(np.concatenate(x) for x in zip(found, more))), centre
+    k, m = candidates(table.keys, original, threads=threads, among=centre & ~own)
+    rest = ~(own[k] | own[m])
+    more = confirm(rule, table, k[rest], m[rest], threads)
+    near = np.concatenate([i, k[rest]]), np.concatenate([j, m[rest]])
+    return Confirmed(*(np.concatenate(x) for x in zip(found, more))), centre, near
 
 
 def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarray, threads: int = 1) -> Confirmed:

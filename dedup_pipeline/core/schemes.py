@@ -203,7 +203,7 @@ def _short_texts(rule: ShingleScheme) -> str:
     if not (rule.short_bands or rule.tiny_keys):
         return ""
     return (f", ShortTexts(short={rule.short}, short_bands={rule.short_bands}, tiny={rule.tiny}, "
-            f"tiny_keys={rule.tiny_keys}, opening={rule.opening})")
+            f"tiny_keys={rule.tiny_keys}, opening={rule.opening}, past_opening=True)")
 
 
 def _table(probes: Sequence[Sketch] | SketchTable) -> SketchTable:

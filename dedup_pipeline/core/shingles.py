@@ -20,7 +20,9 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   0.98 at 0.6); and a text of fewer than `tiny` 3-character shingles (about 65 characters,
   a sentence or two) is filed under its `tiny_keys` smallest, each combined with its
   opening (`opening` characters, numbers folded, after a prefix saying it is filed again,
-  `REFILED`). A short text filed again with a sentence added lies inside the new one and
+  `REFILED`); not those inside the opening or the prefix, which say the opening again (on a
+  hotline, whose texts open with a formula, they made keys of hundreds of rows). A short
+  text filed again with a sentence added lies inside the new one and
   keeps its opening, and the smallest shingle of the longer lies in the shorter with
   probability |A| / |B| = J: a pair is missed about (1 − J)^tiny_keys of the time (0.03 at
   J 0.36). The opening keeps short texts that only share common shingles apart (without it,
@@ -210,16 +212,17 @@ class ShingleScheme:
                             for v, t in zip(column, normalize_many([v or "" for v in column]))]
         return people
 
-    def _keys(self, own: Sets, people: np.ndarray, bands: np.ndarray, openings: np.ndarray) -> Sets:
+    def _keys(self, own: Sets, people: np.ndarray, bands: np.ndarray, openings: tuple[np.ndarray, Sets]) -> Sets:
         """Each row's keys, sorted and distinct: its `keys` smallest own shingles mixed with
         each submitter value it has, its bands (`_NONE`: a blank set's) and, for a text of
-        fewer than `tiny` own shingles, its `tiny_keys` smallest mixed with its opening
-        (`openings`, 0: none). A row of keys per sketch, sorted as a matrix."""
+        fewer than `tiny` own shingles, its `tiny_keys` smallest not inside its opening mixed
+        with the opening (`_openings`). A row of keys per sketch, sorted as a matrix."""
         picked, smallest = self._smallest(own, self.keys)
         mixed = [np.where(picked & (p[:, None] != 0), _mix(smallest ^ p[:, None]) >> np.uint64(2), _NONE)
                  for p in people.T]
-        picked, smallest = self._smallest(own, self.tiny_keys)
-        opened = np.where(picked & (openings != 0)[:, None], _mix(smallest ^ openings[:, None]) >> np.uint64(2), _NONE)
+        opening, inside = openings
+        picked, smallest = self._smallest(_without(own, inside), self.tiny_keys)
+        opened = np.where(picked & (opening != 0)[:, None], _mix(smallest ^ opening[:, None]) >> np.uint64(2), _NONE)
         keys = np.concatenate(mixed + [opened, bands], axis=1)
         keys.sort(axis=1)
         kept = keys != _NONE
@@ -234,17 +237,24 @@ class ShingleScheme:
         smallest[picked] = own.values[_ranges(own.starts[:-1], picked.sum(axis=1))]
         return picked, smallest
 
-    def _openings(self, written: Sequence[str], own: Sets) -> np.ndarray:
+    def _openings(self, written: Sequence[str], own: Sets) -> tuple[np.ndarray, Sets]:
         """A hash of the opening of each text of fewer than `tiny` own shingles (`opening`
         characters, numbers folded, after a prefix saying it is filed again: `REFILED`),
-        never 0; 0 for the others and for a blank one."""
+        never 0; 0 for the others and for a blank one. And the own shingles inside each opening
+        and its prefix (none for the others), which its keys leave out: mixed with the
+        opening they say the opening again, so that every text opening alike ("我要反映问题…"
+        on a hotline) would share a key, and a key would hold hundreds of rows."""
         out = np.zeros(len(written), np.uint64)
+        inside = [""] * len(written)
         sizes = own.sizes()
         for n in np.flatnonzero((sizes > 0) & (sizes < self.tiny)).tolist():
             text = written[n]
             refiled = REFILED.match(text)
-            out[n] = CityHash64(_DIGITS.sub("0", text[refiled.end() if refiled else 0:])[:self.opening]) | 1
-        return out
+            start = refiled.end() if refiled else 0
+            opening = _DIGITS.sub("0", text[start:])
+            out[n] = CityHash64(opening[:self.opening]) | 1
+            inside[n] = _DIGITS.sub("0", text[:start]) + opening[:self.opening]
+        return out, shingle_sets(code_points(inside), self.key_size)
 
     def _bands(self, sets: Sets) -> np.ndarray:
         """`_bands_of` every set, then `short_bands` more bands (the bands a scheme of more
@@ -297,6 +307,17 @@ def _matrix(people: Sequence[np.ndarray]) -> np.ndarray:
     for n, p in enumerate(people):
         matrix[n, :len(p)] = p
     return matrix
+
+
+def _without(sets: Sets, gone: Sets) -> Sets:
+    """Each set without the values of its row of `gone` (sorted sets, a row each)."""
+    if not len(gone.values):
+        return sets
+    row = np.repeat(np.arange(len(sets.starts) - 1, dtype=np.uint64), sets.sizes())
+    kept = ~np.isin(row << np.uint64(32) | sets.values.astype(np.uint64),
+                    np.repeat(np.arange(len(gone.starts) - 1, dtype=np.uint64), gone.sizes()) << np.uint64(32)
+                    | gone.values.astype(np.uint64))
+    return Sets(sets.values[kept], np.concatenate(([0], np.cumsum(kept))).astype(np.int64)[sets.starts])
 
 
 class Sets(NamedTuple):
@@ -560,16 +581,18 @@ def overlap_pairs(sets: Sets, i: np.ndarray, j: np.ndarray, threads: int = 1) ->
 
 
 def candidates(keys: Sets, original: np.ndarray | None = None, part_entries: int = CANDIDATE_ENTRIES,
-               threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+               threads: int = 1, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i, j), i < j, of rows with a key in common, once; never two rows of one
-    `original` (copies), so that n copies under a key cost n, not n². The entries are sorted
-    a part at a time, every entry of a key in one part, a part a thread: the memory of about
+    `original` (copies), so that n copies under a key cost n, not n²; given `among` (a row
+    mask), only the pairs with a row of it, so that a key of many rows costs a focused
+    decision what its rows there pair with, not its square. The entries are sorted a part at
+    a time, every entry of a key in one part, a part a thread: the memory of about
     `part_entries` entries (80 bytes each), not of every key of the table at once."""
     n = len(keys.starts) - 1
     parts = max(threads, -(-len(keys.values) // max(1, part_entries // threads)))
     part = _parts(keys.values, parts)
-    codes = mapped(threads, lambda p: _sharing(keys, original, n, np.flatnonzero(part == p) if parts > 1 else None),
-                   range(parts))
+    codes = mapped(threads, lambda p: _sharing(keys, original, n, np.flatnonzero(part == p) if parts > 1 else None,
+                                               among), range(parts))
     i, j = np.divmod(np.unique(np.concatenate(codes)) if parts > 1 else codes[0], n)
     keep = i != j
     return i[keep], j[keep]
@@ -585,32 +608,47 @@ def _parts(values: np.ndarray, parts: int, chunk: int = 1 << 22) -> np.ndarray:
     return out
 
 
-def _sharing(keys: Sets, original: np.ndarray | None, n: int, at: np.ndarray | None) -> np.ndarray:
+def _sharing(keys: Sets, original: np.ndarray | None, n: int, at: np.ndarray | None,
+             among: np.ndarray | None = None) -> np.ndarray:
     """The pairs of rows sharing a key among the entries `at` (every entry when None), each
-    as min * n + max, sorted and distinct (a row paired with itself included)."""
+    as min * n + max, sorted and distinct (a row paired with itself included); given
+    `among`, only those with a row of it."""
     flat = keys.values if at is None else keys.values[at]
     rows = np.repeat(np.arange(n), keys.sizes()) if at is None else np.searchsorted(keys.starts, at, "right") - 1
     owner = rows if original is None else original[rows]
     order = np.lexsort((rows, owner, flat))
     rows, owner, flat = rows[order], owner[order], flat[order]
     del order
-    # each entry pairs with the entries after its run of copies, up to the end of its key's run
     key_start = np.concatenate(([True], flat[1:] != flat[:-1]))
     del flat
     copies_start = np.flatnonzero(key_start | np.concatenate(([True], owner[1:] != owner[:-1])))
     del owner
     copies_end = _run_ends(copies_start, len(rows))
-    counts = _run_ends(np.flatnonzero(key_start), len(rows)) - copies_end
+    key_end = _run_ends(np.flatnonzero(key_start), len(rows))
+    if among is None:  # each entry pairs with the entries after its run of copies, to the end of its key's run
+        left, firsts, counts = slice(None), copies_end, key_end - copies_end
+    else:  # an entry of `among` pairs with the entries of its key's run before and after its copies
+        left = np.flatnonzero(among[rows])
+        key_first = _run_starts(np.flatnonzero(key_start), len(rows))[left]
+        copies_first = _run_starts(copies_start, len(rows))[left]
+        firsts = np.column_stack([key_first, copies_end[left]]).ravel()
+        counts = np.column_stack([copies_first - key_first, key_end[left] - copies_end[left]]).ravel()
+        left = np.repeat(left, 2)
     if not counts.sum():
         return np.zeros(0, np.int64)
-    left = np.repeat(rows, counts).astype(np.int64)
-    right = rows[_ranges(copies_end, counts)].astype(np.int64)
-    return np.unique(np.minimum(left, right) * n + np.maximum(left, right))
+    ends = rows[_ranges(firsts, counts)].astype(np.int64)
+    starts = np.repeat(rows[left], counts).astype(np.int64)
+    return np.unique(np.minimum(starts, ends) * n + np.maximum(starts, ends))
 
 
 def _run_ends(starts: np.ndarray, length: int) -> np.ndarray:
     """For each position, the end of the run it lies in (runs begin at `starts`)."""
     return np.repeat(np.append(starts[1:], length), np.diff(np.append(starts, length)))
+
+
+def _run_starts(starts: np.ndarray, length: int) -> np.ndarray:
+    """For each position, the start of the run it lies in (runs begin at `starts`)."""
+    return np.repeat(starts, np.diff(np.append(starts, length)))
 
 
 def _ranges(firsts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -89,6 +89,10 @@ VERSION = 4  # of the documents' format (FORMAT), brought up to date by ensure_i
 # (`adopt`): a re-run, which starts from that state, need not read it; a full batch does.
 FRESH, BATCHED = "fresh", "batched"
 IN_IDS = 100  # values per $in: a SecantusDB find costs 0.5 ms, and 40 µs a document (embedded._patch_in)
+# Keys a fresh lookup asks in one find: the rows under them come back once each, where a
+# find per hundred keys returned a row under many of them again and again (5.5 times on
+# formulaic hotline texts, whose keys hold hundreds of rows each)
+FRESH_KEYS = 20_000
 WRITE_CHUNK = 5_000  # row documents per bulk_write
 BUCKET_ENTRIES = 96  # entries a bucket document holds at least, on average, as the batch sizes them
 BUCKETS_A_REQUEST = 1_000  # bucket documents a request sends: the server holds a request decoded whole
@@ -509,7 +513,7 @@ class MongoStore:
 
     def _fresh(self, table: str, wanted: Mapping[Any, Iterable[int]]) -> Iterator[dict]:
         """The fresh rows under these rows' keys (filed under them since the buckets), asked
-        for a few rows at a time and not those rows themselves (a batch files its rows
+        for many rows at a time and not those rows themselves (a batch files its rows
         before it looks). Whole documents, as `records` reads them: SecantusDB deep-copies
         every document a projection leaves fields out of (a quarter of a worker's server time)."""
         keys: list[int] = []
@@ -517,7 +521,7 @@ class MongoStore:
         for n, (row, row_keys) in enumerate(wanted.items()):
             keys += [to_int64(k) for k in row_keys]
             rows.append(row_key(table, row))
-            if len(keys) >= IN_IDS or n == len(wanted) - 1:
+            if len(keys) >= FRESH_KEYS or n == len(wanted) - 1:
                 yield from (doc for doc in self.rows.find({"fresh": {"$in": keys}, "_id": {"$nin": rows}})
                             if doc["table"] == table)
                 keys, rows = [], []

@@ -552,14 +552,20 @@ def _in_set(values: list, arg: list, descend: bool, missing: object) -> bool | N
     return False
 
 
-_last: tuple = (None, None)  # (the list of the query matched last, its set): one query matches many documents
+_held = threading.local()  # each server thread's lists matched lately and their sets
 
 
 def _wanted(arg: list) -> set | None:
-    """`arg` as a set, None unless every candidate is a plain integer or string."""
-    global _last
-    held, wanted = _last
-    if held is not arg:
-        wanted = set(arg) if all(type(c) in _EXACT for c in arg) else None
-        _last = (arg, wanted)
+    """`arg` as a set, None unless every candidate is a plain integer or string. A query
+    matches many documents, each with each of its lists (a row's keys `$in` and the rows
+    asking `$nin`), so the last few lists' sets are kept, by identity."""
+    lately = getattr(_held, "lately", None)
+    if lately is None:
+        lately = _held.lately = []
+    for held, wanted in lately:
+        if held is arg:
+            return wanted
+    wanted = set(arg) if all(type(c) in _EXACT for c in arg) else None
+    lately.insert(0, (arg, wanted))
+    del lately[4:]
     return wanted
