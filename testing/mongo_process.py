@@ -60,7 +60,8 @@ class MongoProcess:
 
 
 def _state(pid: int) -> str:
+    """A process's state letter; "X" once it is gone (reaped while its stat was read: ESRCH)."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
         return "X"
