@@ -21,6 +21,7 @@ SMALL = {
     "copies.py": ["benchmarks/copies.py", "--rows", "400", "--copies", "40", "--repeat", "1"],
     "fingerprint.py": ["benchmarks/fingerprint.py", "--rows", "200"],
     "incremental.py": ["benchmarks/incremental.py", "--rows", "300", "--checks", "40"],
+    "key_blocks.py": ["benchmarks/key_blocks.py", "--rows", "1000"],
     "quality": ["-m", "benchmarks.quality", "--rows", "300", "--methods", "ours: default,exact shingle Jaccard"],
     "report.py": ["benchmarks/report.py", "--rows", "2000", "--groups", "200"],
     "scale.py": ["benchmarks/scale.py", "--rows", "500", "--peer-rows", "500"],
