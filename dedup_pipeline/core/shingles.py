@@ -22,12 +22,12 @@ Finding candidates, one kind of key for each way a pair can be confirmed (below)
   opening (`opening` characters, numbers folded, after a prefix saying it is filed again,
   `REFILED`); not those inside the opening or the prefix, which say the opening again (on a
   hotline, whose texts open with a formula, they made keys of hundreds of rows). A short
-  text filed again with a sentence added lies inside the new one and
-  keeps its opening, and the smallest shingle of the longer lies in the shorter with
-  probability |A| / |B| = J: a pair is missed about (1 − J)^tiny_keys of the time (0.03 at
-  J 0.36). The opening keeps short texts that only share common shingles apart (without it,
-  83% more candidates on testing/heldback.py; an opening of 4 characters, 5 times the
-  candidates of benchmarks/scale.py's table).
+  text filed again with a sentence added lies inside the new one and keeps its opening,
+  and the smallest shingle of the longer lies in the shorter with probability |A| / |B| =
+  J: a pair is missed about (1 − J)^tiny_keys of the time (0.03 at J 0.36). The opening
+  keeps short texts that only share common shingles apart (without it, 83% more
+  candidates on testing/heldback.py; an opening of 4 characters, 5 times the candidates of
+  benchmarks/scale.py's table).
 - two rows that share no key but are both paired with a third row, each by a key and
   evidence of its own (`corroborate`): two re-submissions of one petition, each like it,
   may be less like each other than either is like it (a sentence added to one and removed
@@ -625,20 +625,20 @@ def _sharing(keys: Sets, original: np.ndarray | None, n: int, at: np.ndarray | N
     del owner
     copies_end = _run_ends(copies_start, len(rows))
     key_end = _run_ends(np.flatnonzero(key_start), len(rows))
-    if among is None:  # each entry pairs with the entries after its run of copies, to the end of its key's run
-        left, firsts, counts = slice(None), copies_end, key_end - copies_end
-    else:  # an entry of `among` pairs with the entries of its key's run before and after its copies
-        left = np.flatnonzero(among[rows])
-        key_first = _run_starts(np.flatnonzero(key_start), len(rows))[left]
-        copies_first = _run_starts(copies_start, len(rows))[left]
-        firsts = np.column_stack([key_first, copies_end[left]]).ravel()
-        counts = np.column_stack([copies_first - key_first, key_end[left] - copies_end[left]]).ravel()
-        left = np.repeat(left, 2)
+    if among is None:  # each entry pairs with the entries after its run of copies, up to the end of its key's run
+        pick, firsts, counts = slice(None), copies_end, key_end - copies_end
+    else:  # an entry of a row `among` pairs with the entries of its key's run before and after its copies
+        pick = np.flatnonzero(among[rows])
+        key_first = _run_starts(np.flatnonzero(key_start), len(rows))[pick]
+        copies_first = _run_starts(copies_start, len(rows))[pick]
+        firsts = np.column_stack([key_first, copies_end[pick]]).ravel()
+        counts = np.column_stack([copies_first - key_first, key_end[pick] - copies_end[pick]]).ravel()
+        pick = np.repeat(pick, 2)
     if not counts.sum():
         return np.zeros(0, np.int64)
-    ends = rows[_ranges(firsts, counts)].astype(np.int64)
-    starts = np.repeat(rows[left], counts).astype(np.int64)
-    return np.unique(np.minimum(starts, ends) * n + np.maximum(starts, ends))
+    left = np.repeat(rows[pick], counts).astype(np.int64)
+    right = rows[_ranges(firsts, counts)].astype(np.int64)
+    return np.unique(np.minimum(left, right) * n + np.maximum(left, right))
 
 
 def _run_ends(starts: np.ndarray, length: int) -> np.ndarray:
