@@ -5,8 +5,10 @@ from datetime import datetime, timedelta
 from functools import cache
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from dedup_pipeline.core import decision
 from dedup_pipeline.core.schemes import scheme_of
 from dedup_pipeline.jobs.incremental import Incremental
 from dedup_pipeline.store.index import memory_store
@@ -54,6 +56,38 @@ def test_a_decision_focused_on_some_rows_gives_the_whole_tables_pairs_of_those_r
     mask = np.isin(taken, sorted(focus))
     focused, whole = scheme.decide(probes, mask), scheme.decide(probes)
     assert pairs(focused) == pairs(whole, lambda a, b: mask[a] or mask[b] or focused.centre[a] and focused.centre[b])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(focus=st.sets(st.integers(0, 79), min_size=1, max_size=5), first=st.sets(st.integers(0, 79), max_size=40))
+def test_a_decision_in_rounds_decides_as_one_and_confirms_no_pair_twice(focus, first):
+    # a round over some rows, then one over all of them taking what the first confirmed
+    scheme = scheme_of(CONFIG)
+    probes = scheme.probes(pool())
+    rows = np.array(sorted(focus | first))
+    one = scheme.decide([probes[n] for n in rows], np.isin(rows, sorted(focus)), numbers=rows)
+    everything = np.arange(len(probes))
+    mask = np.isin(everything, sorted(focus))
+    with pytest.MonkeyPatch.context() as patch:
+        given_to_confirm = confirming(patch)
+        rounds = scheme.decide(probes, mask, numbers=everything, known=one.known)
+    whole = scheme.decide(probes, mask)
+    assert pairs(rounds) == pairs(whole) and np.array_equal(rounds.centre, whole.centre)
+    assert [p.tolist() for p in rounds.possible] == [p.tolist() for p in whole.possible]
+    assert np.array_equal(rounds.via, whole.via) and np.array_equal(rounds.evidence, whole.evidence)
+    first_round = set(zip(*(x.tolist() for x in np.divmod(one.known.compared, 1 << 32))))
+    assert not first_round & set(given_to_confirm)
+
+
+def confirming(patch) -> list:
+    """Records the pairs `decision.confirm` is given from now on (positions)."""
+    given_to_confirm, real = [], decision.confirm
+
+    def recording(rule, table, i, j, threads=1):
+        given_to_confirm.extend(zip(i.tolist(), j.tolist()))
+        return real(rule, table, i, j, threads)
+    patch.setattr(decision, "confirm", recording)
+    return given_to_confirm
 
 
 class CountingStore:

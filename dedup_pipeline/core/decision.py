@@ -80,6 +80,16 @@ class Confirmed(NamedTuple):
     kept: np.ndarray
 
 
+class Known(NamedTuple):
+    """What the rounds of a focused decision confirmed so far, by the caller's numbers of the
+    rows (`decide`'s `numbers`): every candidate pair compared (codes a << 32 | b, sorted) and
+    those similar (`found`, its i and j in those numbers). A pair's confirmation depends on its
+    two rows alone, so a round over more rows takes it as it was."""
+
+    compared: np.ndarray
+    found: Confirmed
+
+
 class Decided(NamedTuple):
     """The pairs decided (positions, i < j, with 1 − similarity), each row's first row of the
     same text, and why each pair is one: its own `evidence` (0: linked by the row `via`), and
@@ -95,6 +105,7 @@ class Decided(NamedTuple):
     via: np.ndarray  # the third row linking a pair without evidence of its own, else -1
     centre: np.ndarray  # the rows whose every row sharing a key a focused decision needs
     possible: Pairs = (_NONE, _NONE, np.zeros(0))
+    known: Known | None = None  # what a focused decision confirmed, for its next round (`decide`)
 
     @property
     def similar(self) -> Similar:
@@ -112,16 +123,19 @@ def corroborates(first: int, second: int) -> bool:
     return bool(first & SUBMITTER and second & WRITTEN or first & WRITTEN and second & SUBMITTER)
 
 
-def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = None, threads: int = 1) -> Decided:
+def decide(rule: ShingleScheme, table: SketchTable, focus: np.ndarray | None = None, threads: int = 1,
+           numbers: np.ndarray | None = None, known: Known | None = None) -> Decided:
     """Every pair of the table; or, given `focus` (a row mask), the pairs of a focus row and
     those of two rows of the `centre` around it, as the whole table would decide them when
     the table holds every row sharing a key with a row of the centre (the incremental paths
     read those rows and decide again until it does). On `threads` threads: `confirm`, then
-    `settle`."""
+    `settle`. Given the rows' `numbers` in the caller (increasing, below 2³¹), a focused
+    decision returns what it confirmed (`Decided.known`), and takes what an earlier round over
+    fewer of the rows confirmed (`known`) instead of confirming it again."""
     original = originals(table.identity)
-    found, centre, near = _confirmed(rule, table, original, focus, threads)
+    found, centre, near, known = _confirmed(rule, table, original, focus, threads, numbers, known)
     more = partial(confirm, rule, table, threads=threads)
-    return settle(rule, found, Around(original, table.people, near), more, focus, centre)
+    return settle(rule, found, Around(original, table.people, near), more, focus, centre)._replace(known=known)
 
 
 class Around(NamedTuple):
@@ -207,28 +221,52 @@ def obey(pairs: Mapping[tuple[Any, Any], float], verdicts: Mapping[tuple[Any, An
 
 
 def _confirmed(rule: ShingleScheme, table: SketchTable, original: np.ndarray, focus: np.ndarray | None,
-               threads: int = 1) -> tuple[Confirmed, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """The candidates `decide` needs, confirmed; the rows they centre on; and the candidates
-    (i, j): every pair sharing a key, centred on every row; or the focus rows, their copies
-    and the rows they pair with by evidence of their own, with the candidates of any of these
-    (whatever links a focus row lies within one step of them), and no others."""
+               threads: int = 1, numbers: np.ndarray | None = None, known: Known | None = None
+               ) -> tuple[Confirmed, np.ndarray, tuple[np.ndarray, np.ndarray], Known | None]:
+    """The candidates `decide` needs, confirmed; the rows they centre on; the candidates
+    (i, j); and, given `numbers`, what is known confirmed now: every pair sharing a key,
+    centred on every row; or the focus rows, their copies and the rows they pair with by
+    evidence of their own, with the candidates of any of these (whatever links a focus row
+    lies within one step of them), and no others."""
     if focus is None:
         i, j = candidates(table.keys, original, threads=threads)
-        return confirm(rule, table, i, j, threads), np.ones(len(original), bool), (i, j)
+        return confirm(rule, table, i, j, threads), np.ones(len(original), bool), (i, j), None
     if not rule.corroborate:
         i, j = candidates(table.keys, original, threads=threads, among=focus)
-        return confirm(rule, table, i, j, threads), focus.copy(), (i, j)
+        return confirm(rule, table, i, j, threads), focus.copy(), (i, j), None
     own = np.isin(original, original[focus])
     i, j = candidates(table.keys, original, threads=threads, among=own)
-    found = confirm(rule, table, i, j, threads)
+    found, known = _confirm_known(rule, table, i, j, threads, numbers, known)
     centre = own.copy()
     edges = found.evidence > 0
     centre[found.i[edges]] = centre[found.j[edges]] = True
     k, m = candidates(table.keys, original, threads=threads, among=centre & ~own)
     rest = ~(own[k] | own[m])
-    more = confirm(rule, table, k[rest], m[rest], threads)
+    more, known = _confirm_known(rule, table, k[rest], m[rest], threads, numbers, known)
     near = np.concatenate([i, k[rest]]), np.concatenate([j, m[rest]])
-    return Confirmed(*(np.concatenate(x) for x in zip(found, more))), centre, near
+    return Confirmed(*(np.concatenate(x) for x in zip(found, more))), centre, near, known
+
+
+def _confirm_known(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarray, threads: int,
+                   numbers: np.ndarray | None, known: Known | None) -> tuple[Confirmed, Known | None]:
+    """`confirm` of candidates (i, j) in their order, the pairs `known` confirmed taken as
+    they were; and what is known with these. Without `numbers`, `confirm` alone."""
+    if numbers is None:
+        return confirm(rule, table, i, j, threads), None
+    numbers = numbers.astype(np.int64)
+    known = known or Known(_NONE, Confirmed(_NONE, _NONE, np.zeros(0), _NONE, np.zeros(0, bool)))
+    code = numbers[i] << 32 | numbers[j]
+    seen = np.isin(code, known.compared)
+    new = confirm(rule, table, i[~seen], j[~seen], threads)
+    was = known.found
+    again = np.isin(was.i << 32 | was.j, code[seen])
+    taken = Confirmed(np.searchsorted(numbers, was.i[again]), np.searchsorted(numbers, was.j[again]),
+                      *(x[again] for x in was[2:]))
+    both = Confirmed(*(np.concatenate(x) for x in zip(new, taken)))
+    order = np.argsort(numbers[both.i] << 32 | numbers[both.j], kind="stable")  # the candidates' order
+    now = Known(np.union1d(known.compared, code),
+                Confirmed(*(np.concatenate(x) for x in zip(was, new._replace(i=numbers[new.i], j=numbers[new.j])))))
+    return Confirmed(*(x[order] for x in both)), now
 
 
 def confirm(rule: ShingleScheme, table: SketchTable, i: np.ndarray, j: np.ndarray, threads: int = 1) -> Confirmed:

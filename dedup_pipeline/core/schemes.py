@@ -48,7 +48,8 @@ class Scheme(Protocol):
     def relate(self, a: Any, b: Any) -> tuple[float | None, int]: ...
     def relate_many(self, pairs: Sequence[tuple[Any, Any]]) -> list[tuple[float | None, int]]: ...
     def identity(self, probe: Any) -> int: ...
-    def decide(self, probes: Sequence, focus: np.ndarray | None = None, threads: int = 1) -> Decided: ...
+    def decide(self, probes: Sequence, focus: np.ndarray | None = None, threads: int = 1,
+               numbers: np.ndarray | None = None, known: Any = None) -> Decided: ...
     def similar(self, probes: Sequence) -> Similar: ...
     def pairs(self, probes: Sequence) -> Pairs: ...
 
@@ -118,9 +119,11 @@ class Fingerprints:
         means none."""
         return probe + 1
 
-    def decide(self, probes: Sequence[int], focus: np.ndarray | None = None, threads: int = 1) -> Decided:
+    def decide(self, probes: Sequence[int], focus: np.ndarray | None = None, threads: int = 1,
+               numbers: np.ndarray | None = None, known: Any = None) -> Decided:
         """Every pair within k bits (those of a focus row, given `focus`: the rows sharing a
-        key with it are its centre), on `threads` threads."""
+        key with it are its centre), on `threads` threads; in one round (`numbers` and
+        `known` are the shingles' decision's)."""
         found = similar_pairs(np.asarray(probes, dtype=np.uint64), self.blocks, threads)
         i, j, d = found.pairs
         if focus is not None:
@@ -186,8 +189,8 @@ class Shingles:
         return probe.identity
 
     def decide(self, probes: Sequence[Sketch] | SketchTable, focus: np.ndarray | None = None,
-               threads: int = 1) -> Decided:
-        return decision.decide(self.shingles, _table(probes), focus, threads)
+               threads: int = 1, numbers: np.ndarray | None = None, known: decision.Known | None = None) -> Decided:
+        return decision.decide(self.shingles, _table(probes), focus, threads, numbers, known)
 
     def similar(self, probes: Sequence[Sketch] | SketchTable) -> Similar:
         return self.decide(probes).similar

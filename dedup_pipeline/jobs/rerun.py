@@ -385,10 +385,11 @@ def _decided(scheme: Scheme, log: SketchLog, near: _Near, table: Table, focus: n
     if not len(focus):
         return NONE, NONE
     compared = log.table() if scheme.sketch_stored else log.values("fingerprints")
-    around, looked = np.union1d(focus, near.under(table.at[focus])), focus
+    around, looked, known = np.union1d(focus, near.under(table.at[focus])), focus, None
     while True:
         in_focus = np.isin(around, focus)
-        decided = scheme.decide(_take(compared, table.at[around]), in_focus, near.threads)
+        decided = scheme.decide(_take(compared, table.at[around]), in_focus, near.threads, around, known)
+        known = decided.known  # a round confirms only the pairs the last did not
         new = np.setdiff1d(around[decided.centre], looked)
         if not len(new):
             break
